@@ -1,0 +1,342 @@
+// Legal move generation for every variant (DESIGN.md §2), templated on the
+// variant so that the rules are constants in the hot code.
+//
+//   generate_moves(p, list)  every legal move, duplicates removed
+//   count_moves(p)           their number, without building quiet moves
+//   has_capture(p)           whether the side to move must capture
+//
+// Captures are found by a depth-first search per capturing piece
+// (CaptureSearch below); docs/design.md explains the rules it encodes.
+#pragma once
+
+#include <cstdint>
+
+#include "draughts/bitboard.hpp"
+#include "draughts/move.hpp"
+#include "draughts/position.hpp"
+#include "draughts/variant.hpp"
+
+namespace draughts {
+
+namespace detail {
+
+template <class V>
+struct Directions {
+    using G = typename V::geometry;
+
+    // Calls f.template operator()<D>() for the four diagonal steps.
+    template <class F>
+    static constexpr void all(F&& f) {
+        f.template operator()<G::up_left>();
+        f.template operator()<G::up_right>();
+        f.template operator()<G::down_left>();
+        f.template operator()<G::down_right>();
+    }
+
+    // The two steps a man of colour Us moves forward by.
+    template <Color Us, class F>
+    static constexpr void forward(F&& f) {
+        if constexpr (Us == Color::white) {
+            f.template operator()<G::up_left>();
+            f.template operator()<G::up_right>();
+        } else {
+            f.template operator()<G::down_left>();
+            f.template operator()<G::down_right>();
+        }
+    }
+
+    // The steps a man of colour Us captures along.
+    template <Color Us, class F>
+    static constexpr void man_captures(F&& f) {
+        if constexpr (V::men_capture_backward)
+            all(f);
+        else
+            forward<Us>(f);
+    }
+};
+
+// Squares reached by sliding from `from` along D over `empty`, `from` included
+// (Kogge-Stone occluded fill: log2 of the longest ray, MaxSteps, in steps).
+template <int D, int MaxSteps, class B>
+constexpr B slide_fill(B from, B empty) noexcept {
+    static_assert(MaxSteps <= 15);
+    B gen = from, pro = empty;
+    gen |= pro & shift<D>(gen);
+    pro &= shift<D>(pro);
+    gen |= pro & shift<2 * D>(gen);
+    pro &= shift<2 * D>(pro);
+    gen |= pro & shift<4 * D>(gen);
+    if constexpr (MaxSteps > 7) {
+        pro &= shift<4 * D>(pro);
+        gen |= pro & shift<8 * D>(gen);
+    }
+    return gen;
+}
+
+// Policy of CaptureSearch that keeps legal moves only: the maximum rule where
+// it applies, and one move for sequences with the same start, end and captures.
+template <int N>
+struct MoveListSink {
+    static constexpr bool wants_path = false;
+    MoveList<N>& out;
+    int best = 0;
+
+    void add(const Move<N>& m, int captures, bool maximum_capture) {
+        if (maximum_capture) {
+            if (captures < best) return;
+            if (captures > best) {
+                out.clear();
+                best = captures;
+            }
+        }
+        if (captures >= 2)  // one capture has one path: no duplicates possible
+            for (const auto& other : out)
+                if (other == m) return;
+        out.push_back(m);
+    }
+};
+
+// Depth-first search over the capture sequences of one piece. Captured pieces
+// stay on the board (they block and cannot be jumped twice) until the move
+// ends; the start square counts as empty since the piece has left it.
+template <class V, Color Us, class Sink>
+struct CaptureSearch {
+    static constexpr int N = V::board_size;
+    using G = typename V::geometry;
+    using B = typename V::Bitboard;
+    using Dirs = Directions<V>;
+    static constexpr B promotion_row = G::promotion_row(Us);
+
+    B opponents;  // the opponent's pieces, captured ones included
+    B empty;      // empty squares, the start square included
+    int from;     // bit index of the start square
+    Sink& sink;
+    std::uint8_t path[64];  // landing squares so far (only with Sink::wants_path)
+    int depth = 0;
+
+    // A man on `at` that has captured `captured`. Returns whether it could capture.
+    bool man(B at, B captured) {
+        bool any = false;
+        Dirs::template man_captures<Us>([&]<int D>() {
+            const B over = shift<D>(at) & opponents & ~captured;
+            if (!over) return;
+            const B land = shift<D>(over) & empty;
+            if (!land) return;
+            any = true;
+            const B now = captured | over;
+            if (land & promotion_row) {
+                if constexpr (V::promotion == PromotionInCapture::ends_move) {
+                    record(land, now, true);
+                    return;
+                } else if constexpr (V::promotion == PromotionInCapture::continues_as_king) {
+                    enter(land);
+                    const bool on = king<true>(land, now);
+                    leave();
+                    if (!on) record(land, now, true);
+                    return;
+                }
+            }
+            enter(land);
+            const bool on = man(land, now);
+            leave();
+            if (!on) record(land, now, (land & promotion_row) != 0);
+        });
+        return any;
+    }
+
+    // A king on `at` (Crowned: a man crowned during this capture). Returns whether it could capture.
+    template <bool Crowned>
+    bool king(B at, B captured) {
+        bool any = false;
+        Dirs::all([&]<int D>() {
+            B t = shift<D>(at);
+            if constexpr (V::flying_kings)
+                while (t & empty) t = shift<D>(t);
+            const B over = t & opponents & ~captured;
+            if (!over) return;
+            B land = shift<D>(over) & empty;
+            if (!land) return;
+            any = true;
+            const B now = captured | over;
+            if constexpr (!V::flying_kings) {
+                enter(land);
+                const bool on = king<Crowned>(land, now);
+                leave();
+                if (!on) record(land, now, Crowned);
+            } else {
+                // Every empty square beyond the captured piece is a landing square,
+                // but where some of them let the king capture again it must use one of those.
+                B dead_ends = 0;
+                bool continued = false;
+                do {
+                    enter(land);
+                    if (king<Crowned>(land, now))
+                        continued = true;
+                    else
+                        dead_ends |= land;
+                    leave();
+                    land = shift<D>(land) & empty;
+                } while (land);
+                if (!continued)
+                    for_each_bit(dead_ends, [&](int s) { record(bit<B>(s), now, Crowned); });
+            }
+        });
+        return any;
+    }
+
+    void enter(B land) {
+        if constexpr (Sink::wants_path) path[depth++] = static_cast<std::uint8_t>(lowest_bit(land));
+    }
+    void leave() {
+        if constexpr (Sink::wants_path) --depth;
+    }
+
+    void record(B at, B captured, bool promotes) {
+        const Move<N> m{captured, static_cast<std::uint8_t>(from), static_cast<std::uint8_t>(lowest_bit(at)),
+                        promotes};
+        if constexpr (Sink::wants_path) {
+            enter(at);
+            sink.add(m, path, depth);
+            leave();
+        } else {
+            sink.add(m, popcount(captured), V::maximum_capture);
+        }
+    }
+};
+
+template <class V, Color Us>
+struct Generator {
+    static constexpr int N = V::board_size;
+    using G = typename V::geometry;
+    using B = typename V::Bitboard;
+    using Dirs = Directions<V>;
+    static constexpr Color Them = opposite(Us);
+
+    // Men of colour Us that have a capture to start with.
+    static B capturing_men(const Position<N>& p) {
+        const B opp = p.pieces(Them), empty = p.empty(), men = p.men(Us);
+        B result = 0;
+        Dirs::template man_captures<Us>([&]<int D>() { result |= shift<-D>(shift<-D>(empty) & opp) & men; });
+        return result;
+    }
+
+    static bool king_can_capture(const Position<N>& p) {
+        const B kings = p.kings_of(Us);
+        if (!kings) return false;
+        const B opp = p.pieces(Them), empty = p.empty();
+        B targets = 0;
+        Dirs::all([&]<int D>() {
+            B reach = kings;
+            if constexpr (V::flying_kings) reach = slide_fill<D, N - 1>(kings, empty);
+            targets |= shift<D>(shift<D>(reach) & opp) & empty;
+        });
+        return targets != 0;
+    }
+
+    static bool has_capture(const Position<N>& p) { return capturing_men(p) || king_can_capture(p); }
+
+    // Runs the capture search of every piece of Us into `sink`.
+    template <class Sink>
+    static void search_captures(const Position<N>& p, Sink& sink) {
+        const B empty = p.empty();
+        CaptureSearch<V, Us, Sink> search{p.pieces(Them), empty, 0, sink, {}, 0};
+        for_each_bit(capturing_men(p), [&](int s) {
+            search.from = s;
+            search.empty = empty | bit<B>(s);
+            search.man(bit<B>(s), 0);
+        });
+        for_each_bit(p.kings_of(Us), [&](int s) {
+            search.from = s;
+            search.empty = empty | bit<B>(s);
+            search.template king<false>(bit<B>(s), 0);
+        });
+    }
+
+    static void quiet_moves(const Position<N>& p, MoveList<N>& out) {
+        const B empty = p.empty();
+        const B men = p.men(Us);
+        Dirs::template forward<Us>([&]<int D>() {
+            for_each_bit(shift<D>(men) & empty, [&](int s) {
+                out.push_back(Move<N>{0, static_cast<std::uint8_t>(s - D), static_cast<std::uint8_t>(s),
+                                      (bit<B>(s) & G::promotion_row(Us)) != 0});
+            });
+        });
+        const B kings = p.kings_of(Us);
+        if constexpr (V::flying_kings) {
+            for_each_bit(kings, [&](int k) {
+                Dirs::all([&]<int D>() {
+                    for (B t = shift<D>(bit<B>(k)) & empty; t; t = shift<D>(t) & empty)
+                        out.push_back(Move<N>{0, static_cast<std::uint8_t>(k),
+                                              static_cast<std::uint8_t>(lowest_bit(t)), false});
+                });
+            });
+        } else {
+            Dirs::all([&]<int D>() {
+                for_each_bit(shift<D>(kings) & empty, [&](int s) {
+                    out.push_back(Move<N>{0, static_cast<std::uint8_t>(s - D), static_cast<std::uint8_t>(s), false});
+                });
+            });
+        }
+    }
+
+    static int count_quiet_moves(const Position<N>& p) {
+        const B empty = p.empty();
+        const B men = p.men(Us), kings = p.kings_of(Us);
+        int n = 0;
+        Dirs::template forward<Us>([&]<int D>() { n += popcount(shift<D>(men) & empty); });
+        if (kings) {
+            // Rays of different kings along one direction never overlap.
+            Dirs::all([&]<int D>() {
+                if constexpr (V::flying_kings)
+                    n += popcount(slide_fill<D, N - 1>(kings, empty) & ~kings);
+                else
+                    n += popcount(shift<D>(kings) & empty);
+            });
+        }
+        return n;
+    }
+
+    static void generate(const Position<N>& p, MoveList<N>& out) {
+        out.clear();
+        if (has_capture(p)) {
+            MoveListSink<N> sink{out};
+            search_captures(p, sink);
+        } else {
+            quiet_moves(p, out);
+        }
+    }
+
+    static int count(const Position<N>& p) {
+        if (has_capture(p)) {
+            MoveList<N> list;
+            MoveListSink<N> sink{list};
+            search_captures(p, sink);
+            return list.size();
+        }
+        return count_quiet_moves(p);
+    }
+};
+
+}  // namespace detail
+
+template <class V>
+void generate_moves(const Position<V::board_size>& p, MoveList<V::board_size>& out) {
+    if (p.side_to_move == Color::white)
+        detail::Generator<V, Color::white>::generate(p, out);
+    else
+        detail::Generator<V, Color::black>::generate(p, out);
+}
+
+template <class V>
+int count_moves(const Position<V::board_size>& p) {
+    return p.side_to_move == Color::white ? detail::Generator<V, Color::white>::count(p)
+                                          : detail::Generator<V, Color::black>::count(p);
+}
+
+template <class V>
+bool has_capture(const Position<V::board_size>& p) {
+    return p.side_to_move == Color::white ? detail::Generator<V, Color::white>::has_capture(p)
+                                          : detail::Generator<V, Color::black>::has_capture(p);
+}
+
+}  // namespace draughts
