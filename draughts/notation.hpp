@@ -164,21 +164,28 @@ Move<V::board_size> parse_move(const Position<V::board_size>& p, std::string_vie
     for (const auto& m : legal)
         if (m.from == from && m.to == to && m.is_capture() == tokens.capture) matches.push_back(m);
     if (tokens.capture && matches.size() > 1 && tokens.squares.size() > 2) {
-        // Keep the moves with a path through the given landing squares, in order.
-        std::vector<Move<N>> on_path;
+        // The landing squares written: a full path names one move (consecutive
+        // landing squares fix the piece captured between them); fewer squares
+        // keep the moves with a path through them, in order.
+        std::vector<int> written;
+        for (std::size_t i = 1; i < tokens.squares.size(); ++i)
+            written.push_back(G::bit_of_square(tokens.squares[i] - 1));
+        std::vector<Move<N>> exact, through;
         for (const auto& entry : detail::capture_paths<V>(p)) {
             if (std::find(matches.begin(), matches.end(), entry.move) == matches.end()) continue;
+            const bool same = std::equal(entry.path.begin(), entry.path.end(), written.begin(), written.end());
             auto at = entry.path.begin();
             bool follows = true;
-            for (std::size_t i = 1; i + 1 < tokens.squares.size() && follows; ++i) {
-                at = std::find(at, entry.path.end(), G::bit_of_square(tokens.squares[i] - 1));
+            for (std::size_t i = 0; i + 1 < written.size() && follows; ++i) {
+                at = std::find(at, entry.path.end(), written[i]);
                 follows = at != entry.path.end();
                 if (follows) ++at;
             }
-            if (follows && std::find(on_path.begin(), on_path.end(), entry.move) == on_path.end())
-                on_path.push_back(entry.move);
+            auto& into = same ? exact : through;
+            if ((same || follows) && std::find(into.begin(), into.end(), entry.move) == into.end())
+                into.push_back(entry.move);
         }
-        matches = on_path;
+        matches = exact.empty() ? through : exact;
     }
     if (matches.empty()) {
         const bool must_capture = !legal.empty() && legal[0].is_capture();
