@@ -34,13 +34,16 @@ public:
     TooManyMoves() : std::length_error("position has more legal moves than the move list holds (1024)") {}
 };
 
+[[noreturn, gnu::cold, gnu::noinline]] inline void throw_too_many_moves() { throw TooManyMoves(); }
+
 template <int N>
 class MoveList {
 public:
     using value_type = Move<N>;
 
     void push_back(const Move<N>& m) {
-        if (size_ == max_moves) throw TooManyMoves();
+        if (size_ == max_moves) [[unlikely]]
+            throw_too_many_moves();
         moves_[size_++] = m;
     }
     void clear() noexcept { size_ = 0; }

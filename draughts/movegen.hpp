@@ -26,7 +26,7 @@ struct Directions {
 
     // Calls f.template operator()<D>() for the four diagonal steps.
     template <class F>
-    static constexpr void all(F&& f) {
+    [[gnu::always_inline]] static constexpr void all(F&& f) {
         f.template operator()<G::up_left>();
         f.template operator()<G::up_right>();
         f.template operator()<G::down_left>();
@@ -35,7 +35,7 @@ struct Directions {
 
     // The two steps a man of colour Us moves forward by.
     template <Color Us, class F>
-    static constexpr void forward(F&& f) {
+    [[gnu::always_inline]] static constexpr void forward(F&& f) {
         if constexpr (Us == Color::white) {
             f.template operator()<G::up_left>();
             f.template operator()<G::up_right>();
@@ -47,7 +47,7 @@ struct Directions {
 
     // The steps a man of colour Us captures along.
     template <Color Us, class F>
-    static constexpr void man_captures(F&& f) {
+    [[gnu::always_inline]] static constexpr void man_captures(F&& f) {
         if constexpr (V::men_capture_backward)
             all(f);
         else
