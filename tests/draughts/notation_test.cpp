@@ -21,13 +21,19 @@ TEST(Fen, StartPositions) {
     EXPECT_EQ(start_position<Russian>(), parse_fen<8>("W:W21-32:B1-12"));
 }
 
-void expect_fen_error(const std::string& fen, const std::string& words) {
+// Expects read(input) to throw a NotationError whose message contains `words`.
+template <class Read>
+void expect_notation_error(Read&& read, const std::string& input, const std::string& words) {
     try {
-        parse_fen<10>(fen);
-        ADD_FAILURE() << "accepted malformed FEN " << fen;
+        read(input);
+        ADD_FAILURE() << "accepted malformed input '" << input << "'";
     } catch (const NotationError& e) {
         EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
     }
+}
+
+void expect_fen_error(const std::string& fen, const std::string& words) {
+    expect_notation_error([](const std::string& f) { parse_fen<10>(f); }, fen, words);
 }
 
 TEST(Fen, MalformedInputIsRejectedWithTheReason) {
@@ -70,22 +76,12 @@ TEST(MoveText, FullPathWhenStartAndEndAreShared) {
     EXPECT_EQ(move_to_text<American>(p, via17), "26x17x10");
     EXPECT_EQ(move_to_text<American>(p, via19), "26x19x10");
     EXPECT_EQ(after<American>(fen, "26x17x10"), "B:W10:B15,23");
-    try {
-        parse_move<American>(p, "26x10");
-        ADD_FAILURE() << "ambiguous move accepted";
-    } catch (const NotationError& e) {
-        EXPECT_NE(std::string(e.what()).find("ambiguous"), std::string::npos) << e.what();
-    }
+    expect_notation_error([&](const std::string& t) { parse_move<American>(p, t); }, "26x10", "ambiguous");
 }
 
 void expect_move_error(const std::string& text, const std::string& words) {
-    const auto start = start_position<International>();
-    try {
-        parse_move<International>(start, text);
-        ADD_FAILURE() << "accepted malformed move " << text;
-    } catch (const NotationError& e) {
-        EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
-    }
+    expect_notation_error([](const std::string& t) { parse_move<International>(start_position<International>(), t); },
+                          text, words);
 }
 
 TEST(MoveText, MalformedMovesAreRejected) {
