@@ -47,7 +47,6 @@ public:
         moves_[size_++] = m;
     }
     void clear() noexcept { size_ = 0; }
-    void resize(int n) noexcept { size_ = n; }
     int size() const noexcept { return size_; }
     bool empty() const noexcept { return size_ == 0; }
     Move<N>& operator[](int i) noexcept { return moves_[i]; }
