@@ -32,8 +32,7 @@ struct Position {
                         opposite(side_to_move)};
     }
 
-    // The start position of a game with `rows` rows of men each, White to move
-    // unless told otherwise.
+    // The start position of a game with `rows` rows of men each and the given first mover.
     static constexpr Position start(int rows, Color first_to_move) noexcept {
         Position p;
         for (int r = 0; r < rows; ++r) p.black |= geometry::row_mask(r);
