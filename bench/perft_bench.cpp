@@ -5,24 +5,17 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <fstream>
 #include <string>
 
 #include <fmt/core.h>
 
+#include "bench/machine.hpp"
 #include "draughts/perft.hpp"
 
 namespace {
 
-std::string cpu_model() {
-    std::ifstream in("/proc/cpuinfo");
-    for (std::string line; std::getline(in, line);)
-        if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-    return "unknown CPU";
-}
-
 template <class V>
-void bench(int depth, int runs) {
+void run(int depth, int runs) {
     using namespace draughts;
     const auto start = start_position<V>();
     double best = 1e300;
@@ -43,10 +36,10 @@ int main(int argc, char** argv) {
     const int runs = quick ? 1 : 5;
     const int less = quick ? 3 : 0;
     fmt::print("perft, start positions, one thread, bulk counting, best of {} runs\nmachine: {}\n", runs,
-               cpu_model());
-    bench<draughts::International>(9 - less, runs);
-    bench<draughts::Canadian>(8 - less, runs);
-    bench<draughts::American>(11 - less, runs);
-    bench<draughts::Brazilian>(10 - less, runs);
-    bench<draughts::Russian>(10 - less, runs);
+               bench::cpu_model());
+    run<draughts::International>(9 - less, runs);
+    run<draughts::Canadian>(8 - less, runs);
+    run<draughts::American>(11 - less, runs);
+    run<draughts::Brazilian>(10 - less, runs);
+    run<draughts::Russian>(10 - less, runs);
 }

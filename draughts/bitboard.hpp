@@ -62,6 +62,27 @@ constexpr u128 reverse_bits(u128 x) noexcept {
            reverse_bits(static_cast<std::uint64_t>(x >> 64));
 }
 
+// Scatters the low bits of `bits` into the set bits of `mask`, lowest first
+// (the BMI2 instruction PDEP): bit i of the result's i-th mask bit is bit i of
+// `bits`. Without BMI2, a loop over the mask.
+constexpr std::uint64_t deposit_bits(std::uint64_t bits, std::uint64_t mask) noexcept {
+#ifdef __BMI2__
+    if (!std::is_constant_evaluated()) return __builtin_ia32_pdep_di(bits, mask);
+#endif
+    std::uint64_t result = 0;
+    for (std::uint64_t m = mask; m; m &= m - 1, bits >>= 1)
+        if (bits & 1) result |= m & (~m + 1);
+    return result;
+}
+
+constexpr u128 deposit_bits(u128 bits, u128 mask) noexcept {
+    const auto mask_lo = static_cast<std::uint64_t>(mask);
+    const std::uint64_t lo = deposit_bits(static_cast<std::uint64_t>(bits), mask_lo);
+    const std::uint64_t hi = deposit_bits(static_cast<std::uint64_t>(bits >> std::popcount(mask_lo)),
+                                          static_cast<std::uint64_t>(mask >> 64));
+    return (u128{hi} << 64) | lo;
+}
+
 // Calls f(square_index) for every set bit, lowest first.
 template <class B, class F>
 constexpr void for_each_bit(B b, F&& f) {

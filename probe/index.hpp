@@ -1,0 +1,200 @@
+// The index of a material (DESIGN.md §5): a bijection between the legal
+// placements of its pieces on an N x N board and 0..size()-1, without gaps.
+//
+//   index = men_configuration * king_placements() + king placement
+//
+// Men come first. Black's men are split by how many of them (j) stand on row 1,
+// White's promotion row, where White's men never stand; for each j the
+// squares left to White's men are known, so the two colours are ranked
+// together without gaps:
+//
+//   men_configuration = offset[j] + (rank(black on row 1) * C(middle, bm - j)
+//                        + rank(black in the middle rows)) * C(white squares, wm)
+//                        + rank(white men among the squares left to them)
+//
+// Kings are ranked among the squares the men leave empty, White's first, then
+// Black's among the squares still empty. Every men configuration therefore
+// owns one contiguous block of king placements. docs/design.md ("Index") has
+// the derivation and the size limits.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <stdexcept>
+
+#include <libdivide.h>
+
+#include "draughts/position.hpp"
+#include "probe/combination.hpp"
+#include "probe/material.hpp"
+
+namespace dtb {
+
+// A material whose positions do not fit a 64-bit index on the board.
+class IndexError : public std::invalid_argument {
+public:
+    using std::invalid_argument::invalid_argument;
+};
+
+// Largest index size accepted: one below 2^64 so that no binomial used by the
+// index is ever the saturated value.
+inline constexpr std::uint64_t max_index_size = ~std::uint64_t{0} - 1;
+
+// The number of placements of a material on an N x N board, exactly, in 128
+// bits (0 if it has none). Independent of the Index layout, for counting.
+draughts::u128 placement_count(const Material& m, int board_size);
+
+template <int N>
+class Index {
+public:
+    using geometry = draughts::Geometry<N>;
+    using Bitboard = typename geometry::Bitboard;
+    using Position = draughts::Position<N>;
+
+    // Throws IndexError if the material has more than max_index_size
+    // placements, MaterialError if a count is negative.
+    explicit Index(const Material& material);
+
+    const Material& material() const noexcept { return material_; }
+    // Legal placements: positions per side to move.
+    std::uint64_t size() const noexcept { return size_; }
+    std::uint64_t men_configurations() const noexcept { return men_configurations_; }
+    // Placements of the kings for each men configuration (the block size).
+    std::uint64_t king_placements() const noexcept { return king_placements_; }
+
+    // `p` must be a legal placement of this material (legal_placement(p) and
+    // material_of(p) == material()); the side to move is not part of the index.
+    std::uint64_t rank(const Position& p) const noexcept {
+        return rank_men(p.men(draughts::Color::white), p.men(draughts::Color::black)) * king_placements_ +
+               rank_kings(p);
+    }
+
+    // The placement of `index` < size(), with White to move.
+    Position unrank(std::uint64_t index) const noexcept {
+        const std::uint64_t men = index / king_divider_;
+        Position p = unrank_men(men);
+        unrank_kings(index - men * king_placements_, p);
+        return p;
+    }
+
+    // Index of a men configuration, 0..men_configurations()-1.
+    std::uint64_t rank_men(Bitboard white_men, Bitboard black_men) const noexcept {
+        const Bitboard on_row_1 = black_men & row_1;
+        const Bitboard in_middle = black_men ^ on_row_1;
+        const Split& s = splits_[draughts::popcount(on_row_1)];
+        return s.offset +
+               (combination::rank(on_row_1, row_1) * s.middle_placements + combination::rank(in_middle, middle)) *
+                   s.white_placements +
+               combination::rank(white_men, white_area & ~in_middle);
+    }
+
+    // The men of configuration `men` < men_configurations(), no kings, White to move.
+    Position unrank_men(std::uint64_t men) const noexcept {
+        int j = first_split_;
+        while (j < last_split_ && men >= splits_[j + 1].offset) ++j;
+        const Split& s = splits_[j];
+        const std::uint64_t r = men - s.offset;
+        const std::uint64_t black = r / s.white_divider;
+        const std::uint64_t white = r - black * s.white_placements;
+        const std::uint64_t on_row_1 = black / s.middle_divider;
+        const std::uint64_t in_middle = black - on_row_1 * s.middle_placements;
+        const Bitboard black_middle = combination::unrank(in_middle, material_.black_men - j, middle);
+        Position p;
+        p.black = combination::unrank(on_row_1, j, row_1) | black_middle;
+        p.white = combination::unrank(white, material_.white_men, white_area & ~black_middle);
+        return p;
+    }
+
+private:
+    static constexpr Bitboard row_1 = geometry::row_mask(0);
+    static constexpr Bitboard middle = geometry::board & ~row_1 & ~geometry::row_mask(N - 1);
+    static constexpr Bitboard white_area = geometry::board & ~row_1;
+
+    std::uint64_t rank_kings(const Position& p) const noexcept {
+        const Bitboard men = p.occupied() & ~p.kings;
+        const Bitboard white_kings = p.kings_of(draughts::Color::white);
+        const Bitboard free = geometry::board & ~men;
+        return combination::rank(white_kings, free) * black_king_placements_ +
+               combination::rank(p.kings_of(draughts::Color::black), free & ~white_kings);
+    }
+
+    void unrank_kings(std::uint64_t kings, Position& p) const noexcept {
+        const std::uint64_t white = kings / black_king_divider_;
+        const std::uint64_t black = kings - white * black_king_placements_;
+        const Bitboard free = geometry::board & ~p.occupied();
+        const Bitboard white_kings = combination::unrank(white, material_.white_kings, free);
+        const Bitboard black_kings = combination::unrank(black, material_.black_kings, free & ~white_kings);
+        p.white |= white_kings;
+        p.black |= black_kings;
+        p.kings = white_kings | black_kings;
+    }
+
+    // Men configurations with j of Black's men on row 1.
+    struct Split {
+        std::uint64_t offset = 0;
+        std::uint64_t middle_placements = 1;  // Black's other men in the middle rows
+        std::uint64_t white_placements = 1;   // White's men among the squares left
+        libdivide::divider<std::uint64_t> middle_divider{1};
+        libdivide::divider<std::uint64_t> white_divider{1};
+    };
+
+    Material material_;
+    std::uint64_t size_ = 0;
+    std::uint64_t men_configurations_ = 0;
+    std::uint64_t king_placements_ = 1;
+    std::uint64_t black_king_placements_ = 1;
+    libdivide::divider<std::uint64_t> king_divider_{1};
+    libdivide::divider<std::uint64_t> black_king_divider_{1};
+    int first_split_ = 0;
+    int last_split_ = -1;
+    std::array<Split, geometry::half + 1> splits_{};
+};
+
+// The material a placement holds.
+template <int N>
+Material material_of(const draughts::Position<N>& p) noexcept {
+    using draughts::Color, draughts::popcount;
+    return {popcount(p.men(Color::white)), popcount(p.kings_of(Color::white)), popcount(p.men(Color::black)),
+            popcount(p.kings_of(Color::black))};
+}
+
+// Pieces on dark squares only, no square taken twice, kings among the pieces,
+// and no man on its own promotion row.
+template <int N>
+bool legal_placement(const draughts::Position<N>& p) noexcept {
+    using G = draughts::Geometry<N>;
+    using draughts::Color;
+    return ((p.white | p.black) & ~G::board) == 0 && (p.white & p.black) == 0 && (p.kings & ~p.occupied()) == 0 &&
+           (p.men(Color::white) & G::promotion_row(Color::white)) == 0 &&
+           (p.men(Color::black) & G::promotion_row(Color::black)) == 0;
+}
+
+// Where a position lives: a material with White to move and an index in it.
+// A position with Black to move is turned round (DESIGN.md §5): it becomes
+// the flipped position, White to move, in the mirrored material. The tables
+// of a canonical material M hold both halves: M itself (White to move in M)
+// and M.mirrored() (Black to move in M).
+struct Address {
+    Material material;
+    std::uint64_t index = 0;
+    friend bool operator==(const Address&, const Address&) = default;
+};
+
+// The position with White to move that has the same value: p itself, or p
+// flipped if Black is to move. Applying it to a flipped position gives the
+// original back (flipped() is an involution).
+template <int N>
+constexpr draughts::Position<N> white_to_move(const draughts::Position<N>& p) noexcept {
+    return p.side_to_move == draughts::Color::white ? p : p.flipped();
+}
+
+// The address of a legal placement with either side to move. Builds the
+// Index each call: callers that probe often keep their Index objects.
+template <int N>
+Address address_of(const draughts::Position<N>& p) {
+    const draughts::Position<N> q = white_to_move(p);
+    const Material m = material_of(q);
+    return {m, Index<N>(m).rank(q)};
+}
+
+}  // namespace dtb
