@@ -62,10 +62,10 @@ inline constexpr int exact_keys = 1 << mantissa_bits;
 inline constexpr int key_count = exact_keys + (64 - mantissa_bits) * exact_keys;
 
 constexpr int key_of(std::uint64_t r) noexcept {
-    if (r < exact_keys) return static_cast<int>(r);
-    const int e = std::bit_width(r) - 1;  // >= mantissa_bits
-    const int mantissa = static_cast<int>(r >> (e - mantissa_bits)) & (exact_keys - 1);
-    return exact_keys + (e - mantissa_bits) * exact_keys + mantissa;
+    // Without a branch: below 32 the exponent is taken as 5, and r >> 0 = r;
+    // from 32 on, r >> (e - 5) is 32 + the mantissa.
+    const int shift = std::bit_width(r | exact_keys) - 1 - mantissa_bits;
+    return (shift << mantissa_bits) + static_cast<int>(r >> shift);
 }
 
 // The smallest r with the given key.
@@ -82,6 +82,8 @@ inline constexpr int max_table_k = 16;
 
 struct SearchTable {
     std::array<std::array<std::uint8_t, key_count>, max_table_k + 1> start{};
+    // The most steps from start[k][key] to the answer for any r of that key.
+    int max_steps = 0;
     constexpr SearchTable() {
         for (int k = 2; k <= max_table_k; ++k) {
             int c = k - 1;  // C(k-1, k) = 0 <= every r
@@ -90,28 +92,40 @@ struct SearchTable {
                 while (c < max_n && binomials.value[k][c + 1] <= floor) ++c;
                 start[k][key] = static_cast<std::uint8_t>(c);
             }
+            // Every r of a key is below the next key's floor, so its answer
+            // is at most the next key's start.
+            for (int key = 0; key + 1 < key_count; ++key)
+                if (start[k][key + 1] - start[k][key] > max_steps) max_steps = start[k][key + 1] - start[k][key];
         }
     }
 };
-inline constexpr SearchTable search_table{};
+// Defined in combination.cpp, computed by the compiler there only (it takes
+// a few seconds of compile time, once).
+extern const SearchTable search_table;
 
-// The largest c with C(c, k) <= r, for k >= 1 and r < C(max_n, k).
-inline int largest_below(std::uint64_t r, int k) noexcept {
-    if (k == 1) return static_cast<int>(r);
-    const auto& row = binomials.value[k];
+// The largest c with C(c, k) <= r, and C(c, k), for 2 <= k and r < C(max_n, k).
+struct Step {
     int c;
+    std::uint64_t binomial;
+};
+
+inline Step largest_below(std::uint64_t r, int k) noexcept {
+    const auto& row = binomials.value[k];
     if (k <= max_table_k) [[likely]] {
-        c = search_table.start[k][key_of(r)];
-    } else {
-        int lo = k - 1, hi = max_n;  // row[lo] <= r < row[hi + 1]
-        while (lo < hi) {
-            const int mid = (lo + hi + 1) / 2;
-            if (row[mid] <= r) lo = mid; else hi = mid - 1;
-        }
-        return lo;
+        // The three candidates are read at once and chosen without branches,
+        // so each piece costs two dependent loads. start + 2 <= max_n + 1:
+        // the answer is below max_n and start is not above it.
+        const int start = search_table.start[k][key_of(r)];
+        const std::uint64_t at0 = row[start], at1 = row[start + 1], at2 = row[start + 2];
+        const bool one = at1 <= r, two = at2 <= r;
+        return {start + one + two, two ? at2 : one ? at1 : at0};
     }
-    while (row[c + 1] <= r) ++c;
-    return c;
+    int lo = k - 1, hi = max_n;  // row[lo] <= r < row[hi + 1]
+    while (lo < hi) {
+        const int mid = (lo + hi + 1) / 2;
+        if (row[mid] <= r) lo = mid; else hi = mid - 1;
+    }
+    return {lo, row[lo]};
 }
 
 // Rank of the pieces `group` among the squares `available` (group must be a
@@ -128,16 +142,57 @@ inline std::uint64_t rank(B group, B available) noexcept {
     return r;
 }
 
+// The last two or three pieces of a group come from tables that list every
+// set in rank order: the colex rank of a set does not depend on n, so one
+// table serves every board. Three bytes per set, in a 32-bit word:
+// 2,556 pairs (10 KB) and 59,640 triples (233 KB, of which 10x10 boards use
+// the first 19,600).
+struct TailTables {
+    std::array<std::uint32_t, 2556> pairs{};
+    std::array<std::uint32_t, 59640> triples{};
+    constexpr TailTables() {
+        std::size_t r = 0;
+        for (std::uint32_t b = 1; b < max_n; ++b)
+            for (std::uint32_t a = 0; a < b; ++a) pairs[r++] = a | b << 8;
+        r = 0;
+        for (std::uint32_t c = 2; c < max_n; ++c)
+            for (std::uint32_t b = 1; b < c; ++b)
+                for (std::uint32_t a = 0; a < b; ++a) triples[r++] = a | b << 8 | c << 16;
+    }
+};
+extern const TailTables tail_tables;  // in combination.cpp
+
+template <class B>
+inline B positions_of(std::uint32_t packed) noexcept {
+    return draughts::bit<B>(packed & 0xff) | draughts::bit<B>((packed >> 8) & 0xff) |
+           draughts::bit<B>(static_cast<int>(packed >> 16));
+}
+
 // The k compressed positions of rank r, as a bit set of positions 0..n-1.
 template <class B>
 inline B unrank_compressed(std::uint64_t r, int k) noexcept {
-    B positions = 0;
-    for (int i = k; i >= 1; --i) {
-        const int c = largest_below(r, i);
-        r -= binomials.value[i][c];
-        positions |= draughts::bit<B>(c);
+    switch (k) {
+        case 0: return 0;
+        case 1: return draughts::bit<B>(static_cast<int>(r));
+        case 2: {
+            const std::uint32_t p = tail_tables.pairs[r];
+            return draughts::bit<B>(p & 0xff) | draughts::bit<B>(static_cast<int>(p >> 8));
+        }
+        case 3: return positions_of<B>(tail_tables.triples[r]);
+        case 4: {  // the most common group after the tables' sizes: one step, no loop
+            const Step step = largest_below(r, 4);
+            return draughts::bit<B>(step.c) | positions_of<B>(tail_tables.triples[r - step.binomial]);
+        }
+        default: {
+            B positions = 0;
+            for (int i = k; i > 3; --i) {
+                const Step step = largest_below(r, i);
+                r -= step.binomial;
+                positions |= draughts::bit<B>(step.c);
+            }
+            return positions | positions_of<B>(tail_tables.triples[r]);
+        }
     }
-    return positions;
 }
 
 // The k pieces of rank r among the squares `available`.

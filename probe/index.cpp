@@ -51,19 +51,23 @@ Index<N>::Index(const Material& material) : material_(material) {
         throw IndexError("material " + material.name() + " has 2^64 or more placements on a " + std::to_string(N) +
                          "x" + std::to_string(N) + " board: it is beyond the 64-bit index (docs/design.md, \"Index\")");
     // Every product below is a factor of the total, which fits.
+    // Splits without a configuration (too few of Black's men on row 1, a
+    // first run of j; or more than Black has, after the last) keep offset 0
+    // before and get the largest offset after, as unrank_men expects.
     std::uint64_t offset = 0;
-    for (int j = 0; j <= std::min(material.black_men, geometry::half); ++j) {
-        const auto count = static_cast<std::uint64_t>(men_with_split(material, N, j));
-        if (count == 0) continue;  // too few of Black's men on row 1: only a first run of j
-        if (last_split_ < 0) first_split_ = j;
-        last_split_ = j;
+    for (int j = 0; j <= geometry::half; ++j) {
         Split& s = splits_[j];
+        const auto count = j <= material.black_men ? static_cast<std::uint64_t>(men_with_split(material, N, j)) : 0;
+        if (count == 0) {
+            s.offset = offset == 0 ? 0 : ~std::uint64_t{0};
+            continue;
+        }
         s.offset = offset;
         s.middle_placements = combination::binomial(geometry::squares - 2 * geometry::half, material.black_men - j);
         s.white_placements =
             combination::binomial(geometry::squares - geometry::half - (material.black_men - j), material.white_men);
-        s.middle_divider = libdivide::divider<std::uint64_t>(s.middle_placements);
-        s.white_divider = libdivide::divider<std::uint64_t>(s.white_placements);
+        s.middle_divider = Divisor(s.middle_placements);
+        s.white_divider = Divisor(s.white_placements);
         offset += count;
     }
     men_configurations_ = offset;
@@ -72,8 +76,8 @@ Index<N>::Index(const Material& material) : material_(material) {
     black_king_placements_ = combination::binomial(empty - material.white_kings, material.black_kings);
     size_ = men_configurations_ * king_placements_;
     if (size_ > 0) {
-        king_divider_ = libdivide::divider<std::uint64_t>(king_placements_);
-        black_king_divider_ = libdivide::divider<std::uint64_t>(black_king_placements_);
+        king_divider_ = Divisor(king_placements_);
+        black_king_divider_ = Divisor(black_king_placements_);
     }
 }
 

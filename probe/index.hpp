@@ -22,10 +22,9 @@
 #include <cstdint>
 #include <stdexcept>
 
-#include <libdivide.h>
-
 #include "draughts/position.hpp"
 #include "probe/combination.hpp"
+#include "probe/divisor.hpp"
 #include "probe/material.hpp"
 
 namespace dtb {
@@ -90,8 +89,10 @@ public:
 
     // The men of configuration `men` < men_configurations(), no kings, White to move.
     Position unrank_men(std::uint64_t men) const noexcept {
-        int j = first_split_;
-        while (j < last_split_ && men >= splits_[j + 1].offset) ++j;
+        // Without branches: the offsets of the splits before the first are 0
+        // and of those after the last the largest number.
+        int j = 0;
+        for (int t = 1; t <= geometry::half; ++t) j += men >= splits_[t].offset;
         const Split& s = splits_[j];
         const std::uint64_t r = men - s.offset;
         const std::uint64_t black = r / s.white_divider;
@@ -134,8 +135,8 @@ private:
         std::uint64_t offset = 0;
         std::uint64_t middle_placements = 1;  // Black's other men in the middle rows
         std::uint64_t white_placements = 1;   // White's men among the squares left
-        libdivide::divider<std::uint64_t> middle_divider{1};
-        libdivide::divider<std::uint64_t> white_divider{1};
+        Divisor middle_divider;
+        Divisor white_divider;
     };
 
     Material material_;
@@ -143,10 +144,8 @@ private:
     std::uint64_t men_configurations_ = 0;
     std::uint64_t king_placements_ = 1;
     std::uint64_t black_king_placements_ = 1;
-    libdivide::divider<std::uint64_t> king_divider_{1};
-    libdivide::divider<std::uint64_t> black_king_divider_{1};
-    int first_split_ = 0;
-    int last_split_ = -1;
+    Divisor king_divider_;
+    Divisor black_king_divider_;
     std::array<Split, geometry::half + 1> splits_{};
 };
 

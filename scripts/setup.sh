@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what dtb needs on a Debian 12 machine: compilers, CMake, Open MPI,
-# oneTBB, zstd, xxhash, libdivide, GoogleTest, CLI11, fmt, nlohmann-json, and clang with
+# oneTBB, zstd, xxhash, GoogleTest, CLI11, fmt, nlohmann-json, and clang with
 # its sanitizer and libFuzzer runtime. Idempotent: installs only what is
 # missing and prints nothing when everything is there.
 set -euo pipefail
@@ -8,7 +8,7 @@ set -euo pipefail
 packages=(
   g++ cmake ninja-build pkg-config git
   libopenmpi-dev openmpi-bin
-  libtbb-dev libzstd-dev libxxhash-dev libdivide-dev
+  libtbb-dev libzstd-dev libxxhash-dev
   libgtest-dev libgmock-dev
   libcli11-dev libfmt-dev nlohmann-json3-dev
   clang libclang-rt-14-dev
