@@ -7,5 +7,6 @@
 namespace dtb::cli {
 
 void add_perft_command(CLI::App& app);
+void add_info_command(CLI::App& app);
 
 }  // namespace dtb::cli

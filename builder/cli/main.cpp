@@ -9,6 +9,7 @@ int main(int argc, char** argv) {
     CLI::App app{"dtb: draughts endgame tablebases"};
     app.require_subcommand(1);
     dtb::cli::add_perft_command(app);
+    dtb::cli::add_info_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

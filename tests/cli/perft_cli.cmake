@@ -1,22 +1,6 @@
 # Runs `dtb perft` and checks the exit status and the last line of its output,
 # and that bad input gives a non-zero status with a message on standard error.
-function(run expected_status)
-  execute_process(COMMAND ${DTB} ${ARGN} RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(expected_status EQUAL 0 AND NOT status EQUAL 0)
-    message(FATAL_ERROR "dtb ${ARGN} failed (${status}): ${err}")
-  endif()
-  if(NOT expected_status EQUAL 0 AND status EQUAL 0)
-    message(FATAL_ERROR "dtb ${ARGN} should have failed")
-  endif()
-  if(NOT expected_status EQUAL 0 AND err STREQUAL "")
-    message(FATAL_ERROR "dtb ${ARGN} failed without a message")
-  endif()
-  string(STRIP "${out}" out)
-  string(REGEX REPLACE ".*\n" "" last "${out}")
-  set(last "${last}" PARENT_SCOPE)
-  set(err "${err}" PARENT_SCOPE)
-  set(out "${out}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/run.cmake)
 
 function(expect_count count)
   run(0 ${ARGN})
