@@ -55,7 +55,9 @@ TEST(Index, KingsOnlyCountsOn8x8) {
 }
 
 // rank(unrank(i)) == i for every index, and unrank gives a legal placement of
-// the material whose men are those of its men configuration.
+// the material. The index depends on the board only, so the four boards cover
+// every variant: 8x8 American, Brazilian and Russian, 10x10 International,
+// 12x12 Canadian, and the 6x6 test boards.
 template <int N>
 void check_every_index(const Material& m) {
     const Index<N> index(m);
