@@ -4,9 +4,10 @@
 // index.hpp maps board squares to compressed positions and back.
 //
 // A set c_1 < c_2 < ... < c_k has rank C(c_1,1) + C(c_2,2) + ... + C(c_k,k).
-// Unranking finds, from the top, the largest c with C(c,k) <= r; a table keyed
-// by the leading bits of r gives that c or one just below it, so each piece
-// costs a lookup and, on average, less than one step (docs/design.md, "Index").
+// Unranking finds, from the top, the largest c with C(c,k) <= r: a table keyed
+// by the leading bits of r gives c or a value at most two below it, checked
+// without a branch; the last two or three pieces come from tables of every
+// pair and triple in rank order (docs/design.md, "Index").
 #pragma once
 
 #include <array>

@@ -40,7 +40,7 @@ public:
 inline constexpr std::uint64_t max_index_size = ~std::uint64_t{0} - 1;
 
 // The number of placements of a material on an N x N board, exactly, in 128
-// bits (0 if it has none). Independent of the Index layout, for counting.
+// bits (0 if it has none): what Index numbers, also for materials beyond it.
 draughts::u128 placement_count(const Material& m, int board_size);
 
 template <int N>
