@@ -136,9 +136,8 @@ template <class B>
 inline std::uint64_t rank(B group, B available) noexcept {
     std::uint64_t r = 0;
     for (int i = 1; group; ++i) {
-        const B low = group & (~group + 1);
+        const B low = draughts::pop_lowest(group);
         r += binomials.value[i][draughts::popcount(available & (low - 1))];
-        group ^= low;
     }
     return r;
 }

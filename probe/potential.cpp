@@ -11,9 +11,7 @@ PotentialLevels<N>::PotentialLevels(const Material& m)
         static_cast<std::size_t>(white_men_ + 1) * (black_men_ + 1) * (max_potential_ + 1);
     ways_.assign((squares + 1) * per_square, 0);
     auto at = [&](int square, int white, int black, int p) -> std::uint64_t& {
-        return ways_[((static_cast<std::size_t>(square) * (white_men_ + 1) + white) * (black_men_ + 1) + black) *
-                         (max_potential_ + 1) +
-                     p];
+        return ways_[slot(square, white, black, p)];
     };
     auto add = [](std::uint64_t a, std::uint64_t b) { return a > ~std::uint64_t{0} - b ? ~std::uint64_t{0} : a + b; };
     at(squares, 0, 0, 0) = 1;

@@ -62,10 +62,13 @@ public:
     }
 
 private:
+    std::size_t slot(int square, int white, int black, int p) const noexcept {
+        return ((static_cast<std::size_t>(square) * (white_men_ + 1) + white) * (black_men_ + 1) + black) *
+                   (max_potential_ + 1) +
+               p;
+    }
     std::uint64_t ways(int square, int white, int black, int p) const noexcept {
-        return ways_[((static_cast<std::size_t>(square) * (white_men_ + 1) + white) * (black_men_ + 1) + black) *
-                         (max_potential_ + 1) +
-                     p];
+        return ways_[slot(square, white, black, p)];
     }
 
     template <class F>
