@@ -33,8 +33,6 @@ public:
         }
     }
 
-    constexpr std::uint64_t value() const noexcept { return d_; }
-
     constexpr std::uint64_t divide(std::uint64_t n) const noexcept {
         const auto t = static_cast<std::uint64_t>((static_cast<draughts::u128>(magic_) * n) >> 64);
         const std::uint64_t q = (t + ((n - t) >> 1)) >> shift_;

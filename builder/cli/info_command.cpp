@@ -2,7 +2,6 @@
 // per side to move, men configurations, potential levels and the materials it
 // leads to (DESIGN.md §5, §6).
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
