@@ -1,0 +1,211 @@
+#include "builder/table_writer.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+#include <vector>
+
+#include <fmt/chrono.h>
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/parallel_reduce.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "probe/value.hpp"
+
+namespace dtb {
+
+namespace {
+
+// Blocks compressed at once: enough for every thread, little memory.
+constexpr std::uint64_t batch_blocks = 64;
+
+ZSTD_CCtx* thread_context() {
+    struct Context {
+        ZSTD_CCtx* cctx = ZSTD_createCCtx();
+        ~Context() { ZSTD_freeCCtx(cctx); }
+    };
+    thread_local Context context;
+    return context.cctx;
+}
+
+std::vector<std::byte> compress(std::span<const std::byte> raw, int level) {
+    std::vector<std::byte> out(ZSTD_compressBound(raw.size()));
+    const std::size_t n = ZSTD_compressCCtx(thread_context(), out.data(), out.size(), raw.data(), raw.size(), level);
+    if (ZSTD_isError(n)) throw std::runtime_error(std::string("zstd compression failed: ") + ZSTD_getErrorName(n));
+    out.resize(n);
+    return out;
+}
+
+// Encodes one block of codes into the .wld and .dtw raw bytes. A dont_care
+// position repeats the value before it in the block (or the first real value
+// after it, at the start), which keeps runs unbroken.
+void encode_block(std::span<const std::uint32_t> codes, int dtw_bits, std::vector<std::byte>& wld,
+                  std::vector<std::byte>& dtw) {
+    wld.assign((codes.size() + 3) / 4, std::byte{0});
+    dtw.assign(codes.size() * static_cast<std::size_t>(dtw_bits / 8), std::byte{0});
+    const auto first_real = std::find_if(codes.begin(), codes.end(), [](std::uint32_t c) { return c != dont_care; });
+    std::uint32_t previous = first_real == codes.end() ? 0 : *first_real;
+    for (std::size_t k = 0; k < codes.size(); ++k) {
+        const std::uint32_t code = codes[k] == dont_care ? previous : codes[k];
+        previous = code;
+        wld[k / 4] |= static_cast<std::byte>(wld_code(value_of_dtw_code(code).wdl) << (2 * (k % 4)));
+        if (dtw_bits == 8) {
+            dtw[k] = static_cast<std::byte>(code);
+        } else {
+            dtw[2 * k] = static_cast<std::byte>(code);
+            dtw[2 * k + 1] = static_cast<std::byte>(code >> 8);
+        }
+    }
+}
+
+// One file being written: temporary name, blocks appended, tables at the end.
+class FileWriter {
+public:
+    FileWriter(std::filesystem::path final_path, TableHeader header)
+        : final_(std::move(final_path)), temporary_(final_.string() + ".tmp"), header_(std::move(header)) {
+        header_bytes_ = encode_header(header_);
+        file_ = std::fopen(temporary_.c_str(), "wb");
+        if (!file_) fail("cannot create");
+        offsets_.push_back(header_.blocks_start());
+        // Room for the offsets, checksums and table checksum, filled in at the end.
+        const std::vector<std::byte> zeros(header_.blocks_start());
+        put(zeros);
+    }
+    FileWriter(const FileWriter&) = delete;
+    FileWriter& operator=(const FileWriter&) = delete;
+    ~FileWriter() {
+        if (file_) {
+            std::fclose(file_);
+            std::filesystem::remove(temporary_);
+        }
+    }
+
+    void add_block(std::span<const std::byte> compressed) {
+        put(compressed);
+        checksums_.push_back(checksum(compressed));
+        offsets_.push_back(offsets_.back() + compressed.size());
+    }
+
+    // Writes the tables, flushes to disk and renames into place; returns the size.
+    std::uint64_t finish() {
+        std::vector<std::byte> tables = header_bytes_;
+        tables.resize(header_.blocks_start());
+        std::byte* p = tables.data() + header_.header_size;
+        for (std::uint64_t o : offsets_) store_u64(std::exchange(p, p + 8), o);
+        for (std::uint64_t c : checksums_) store_u64(std::exchange(p, p + 8), c);
+        store_u64(p, checksum(std::span<const std::byte>(tables).first(tables.size() - 8)));
+        if (std::fseek(file_, 0, SEEK_SET) != 0) fail("cannot seek in");
+        put(tables);
+        if (std::fflush(file_) != 0 || fsync(fileno(file_)) != 0) fail("cannot flush");
+        const int closed = std::fclose(file_);
+        file_ = nullptr;
+        if (closed != 0) fail("cannot close");
+        std::error_code error;
+        std::filesystem::rename(temporary_, final_, error);
+        if (error) throw std::runtime_error("cannot rename " + temporary_.string() + " to " + final_.string() + ": " +
+                                            error.message());
+        return offsets_.back();
+    }
+
+private:
+    [[noreturn]] void fail(const char* what) const {
+        throw std::runtime_error(std::string(what) + " " + temporary_.string() + ": " + std::strerror(errno));
+    }
+    void put(std::span<const std::byte> bytes) {
+        if (!bytes.empty() && std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size()) fail("cannot write");
+    }
+
+    std::filesystem::path final_;
+    std::filesystem::path temporary_;
+    TableHeader header_;
+    std::vector<std::byte> header_bytes_;
+    std::FILE* file_ = nullptr;
+    std::vector<std::uint64_t> offsets_;
+    std::vector<std::uint64_t> checksums_;
+};
+
+}  // namespace
+
+std::string make_provenance(const std::string& options) {
+    const auto now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
+    const nlohmann::json j = {{"tool", std::string("dtb ") + DTB_VERSION},
+                              {"date", fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", now)},
+                              {"options", options}};
+    return j.dump();
+}
+
+WrittenTables write_tables(const std::filesystem::path& directory, const TableSpec& spec, const ValueSource& values) {
+    TableHeader header;
+    header.variant = spec.variant;
+    header.board_size = spec.board_size;
+    header.material = spec.material;
+    header.sides = sides_of(spec.material);
+    header.block_shift = spec.block_shift;
+    header.positions_per_side = spec.positions_per_side;
+    header.provenance = spec.provenance.empty() ? make_provenance("") : spec.provenance;
+    const std::uint64_t blocks = header.block_count();
+
+    auto block_codes = [&](std::uint64_t b, std::vector<std::uint32_t>& codes) {
+        codes.resize(header.block_values(b));
+        values(b << header.block_shift, codes);
+    };
+    const std::uint32_t max_code = tbb::parallel_reduce(
+        tbb::blocked_range<std::uint64_t>(0, blocks), std::uint32_t{0},
+        [&](const tbb::blocked_range<std::uint64_t>& r, std::uint32_t m) {
+            std::vector<std::uint32_t> codes;
+            for (std::uint64_t b = r.begin(); b != r.end(); ++b) {
+                block_codes(b, codes);
+                for (std::uint32_t c : codes)
+                    if (c != dont_care) m = std::max(m, c);
+            }
+            return m;
+        },
+        [](std::uint32_t a, std::uint32_t b) { return std::max(a, b); });
+    if (max_code > max_dtw_code)
+        throw std::runtime_error("a distance of " + std::to_string(max_code - 1) +
+                                 " plies does not fit the .dtw format (at most 65,534)");
+
+    WrittenTables written;
+    written.max_code = max_code;
+    written.dtw_bits = max_code <= 255 ? 8 : 16;
+    written.wld = directory / table_file_name(spec.material, TableKind::wld);
+    written.dtw = directory / table_file_name(spec.material, TableKind::dtw);
+    header.kind = TableKind::wld;
+    header.value_bits = 2;
+    FileWriter wld_file(written.wld, header);
+    header.kind = TableKind::dtw;
+    header.value_bits = written.dtw_bits;
+    FileWriter dtw_file(written.dtw, header);
+
+    struct Compressed {
+        std::vector<std::byte> wld, dtw;
+    };
+    std::vector<Compressed> batch;
+    for (std::uint64_t first = 0; first < blocks; first += batch_blocks) {
+        const std::uint64_t count = std::min(batch_blocks, blocks - first);
+        batch.assign(count, {});
+        tbb::parallel_for(std::uint64_t{0}, count, [&](std::uint64_t i) {
+            std::vector<std::uint32_t> codes;
+            std::vector<std::byte> wld, dtw;
+            block_codes(first + i, codes);
+            encode_block(codes, written.dtw_bits, wld, dtw);
+            batch[i] = {compress(wld, spec.compression_level), compress(dtw, spec.compression_level)};
+        });
+        for (const Compressed& c : batch) {
+            wld_file.add_block(c.wld);
+            dtw_file.add_block(c.dtw);
+        }
+    }
+    written.wld_bytes = wld_file.finish();
+    written.dtw_bytes = dtw_file.finish();
+    return written;
+}
+
+}  // namespace dtb

@@ -1,0 +1,56 @@
+// Writes the .wld and .dtw tables of one material (docs/format.md) from the
+// DTW codes of its positions. Blocks are encoded and compressed in parallel
+// (TBB) and written in order; each file is written under a temporary name,
+// flushed to disk and renamed into place, so a killed build never leaves a
+// half-written table under a table's name.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <span>
+#include <string>
+
+#include "probe/material.hpp"
+#include "probe/table_format.hpp"
+
+namespace dtb {
+
+// The code of a position whose side to move has a capture: its value is not
+// stored, and the writer picks the filler that compresses best.
+inline constexpr std::uint32_t dont_care = ~std::uint32_t{0};
+
+struct TableSpec {
+    std::string variant;
+    int board_size = 0;
+    Material material;  // canonical
+    std::uint64_t positions_per_side = 0;
+    int block_shift = 16;
+    int compression_level = 12;
+    // JSON with tool, date and options (docs/format.md); empty: dtb's version,
+    // the time now and no options.
+    std::string provenance;
+};
+
+// Fills out[i] with the DTW code (value.hpp: 0 draw, plies + 1) of position
+// first + i of the table (docs/format.md, "Positions"), or dont_care. It is
+// called from several threads at once, for different ranges.
+using ValueSource = std::function<void(std::uint64_t first, std::span<std::uint32_t> out)>;
+
+struct WrittenTables {
+    std::filesystem::path wld;
+    std::filesystem::path dtw;
+    std::uint64_t wld_bytes = 0;
+    std::uint64_t dtw_bytes = 0;
+    int dtw_bits = 8;
+    std::uint32_t max_code = 0;  // the largest DTW code stored
+};
+
+// Writes DIRECTORY/MATERIAL.wld and .dtw. Throws std::runtime_error if a code
+// is larger than 65,535 or a file cannot be written.
+WrittenTables write_tables(const std::filesystem::path& directory, const TableSpec& spec, const ValueSource& values);
+
+// The provenance JSON for `options` (the command line), with dtb's version and the time now.
+std::string make_provenance(const std::string& options);
+
+}  // namespace dtb

@@ -1,0 +1,179 @@
+// Probing a variant's tables (DESIGN.md §8), templated on the variant for
+// engines and tools that use draughts/ positions directly; dtb.hpp and dtb.h
+// wrap it for everyone else.
+//
+// A position is answered by its table unless its side to move has a capture:
+// such positions are stored as fillers (docs/format.md), so the captures are
+// searched and the positions they lead to probed, in smaller materials. A side
+// to move without pieces has lost. Positions with Black to move are flipped.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "draughts/movegen.hpp"
+#include "draughts/notation.hpp"
+#include "probe/errors.hpp"
+#include "probe/index.hpp"
+#include "probe/table_set.hpp"
+#include "probe/value.hpp"
+
+namespace dtb {
+
+template <class V>
+class Prober {
+public:
+    static constexpr int N = V::board_size;
+    using Position = draughts::Position<N>;
+    using Move = draughts::Move<N>;
+
+    struct BestMove {
+        Move move;
+        Value value;  // of the position before the move
+    };
+
+    explicit Prober(const std::filesystem::path& dir, std::size_t cache_bytes = default_cache_bytes)
+        : tables_(std::string(V::name), dir, [](const Material& m) { return Index<N>(m).size(); }, cache_bytes) {
+        for (const Material& m : tables_.materials())
+            indexes_.push_back({Index<N>(m), Index<N>(m.mirrored())});
+    }
+
+    const TableSet& tables() const noexcept { return tables_; }
+
+    // Win, draw or loss for the side to move. Throws PositionError, TableError.
+    Wdl wdl(const Position& p) const {
+        check(p);
+        return wdl_of(p);
+    }
+
+    // Win, draw or loss with the distance in plies. Throws PositionError, TableError.
+    Value value(const Position& p) const {
+        check(p);
+        return value_of(p);
+    }
+
+    // The move that keeps the value: the quickest win, a draw, the slowest
+    // loss; the first in move generation order among equals. None if the side
+    // to move has no legal move.
+    std::optional<BestMove> best_move(const Position& p) const {
+        check(p);
+        draughts::MoveList<N> moves;
+        draughts::generate_moves<V>(p, moves);
+        std::optional<BestMove> best;
+        for (const Move& m : moves) {
+            Position child = p;
+            draughts::make_move(child, m);
+            const Value v = before_move(value_of(child));
+            if (!best || preferred(v, best->value)) best = BestMove{m, v};
+        }
+        return best;
+    }
+
+    // The moves of perfect play to the end of a won or lost game (as many as
+    // the distance); for a draw, one move that keeps it. Every step is checked
+    // against the distance: tables that disagree with each other throw
+    // TableError (corrupted).
+    std::vector<Move> best_line(Position p) const {
+        const Value start = value(p);
+        std::vector<Move> line;
+        for (Value expected = start;;) {
+            const auto best = best_move(p);
+            if (!best) {
+                if (expected != Value::loss(0)) inconsistent(p, expected, Value::loss(0));
+                break;
+            }
+            if (best->value != expected) inconsistent(p, expected, best->value);
+            line.push_back(best->move);
+            if (expected.wdl == Wdl::draw) break;
+            draughts::make_move(p, best->move);
+            expected = expected.wdl == Wdl::win ? Value::loss(expected.plies - 1) : Value::win(expected.plies - 1);
+        }
+        return line;
+    }
+
+    // Where a position without a capture is stored: the table number and the
+    // position in it. Throws TableError (missing) if the table is not there.
+    struct Location {
+        int slot;
+        std::uint64_t g;
+    };
+    Location locate(const Position& p) const {
+        const Position q = white_to_move(p);
+        const Material m = material_of(q);
+        const Material canonical = m.canonical();
+        const int slot = tables_.find(canonical);
+        if (slot < 0) {
+            const TableKind kind = TableKind::wld;
+            throw TableError(TableErrorKind::missing, tables_.path_of(canonical, kind),
+                             "no table of " + canonical.name() + " in " + tables_.directory().string() +
+                                 " (build it with dtb build --material " + canonical.name() + ")");
+        }
+        const auto& [own, mirror] = indexes_[slot];
+        if (m == canonical) return {slot, own.rank(q)};
+        return {slot, own.size() + mirror.rank(q)};
+    }
+
+private:
+    static void check(const Position& p) {
+        if (!legal_placement(p))
+            throw PositionError("position " + draughts::to_fen(p) +
+                                " is not a legal placement: pieces overlap, or a man stands on its own promotion row");
+        if (p.pieces(opposite(p.side_to_move)) == 0)
+            throw PositionError("position " + draughts::to_fen(p) +
+                                ": the side not to move has no pieces, so the game ended before it");
+    }
+
+    [[noreturn]] void inconsistent(const Position& p, Value expected, Value found) const {
+        auto text = [](Value v) {
+            return v.wdl == Wdl::draw ? std::string("draw")
+                                      : (v.wdl == Wdl::win ? "win " : "loss ") + std::to_string(v.plies);
+        };
+        throw TableError(TableErrorKind::corrupted, tables_.directory(),
+                         "the tables disagree at " + draughts::to_fen(p) + ": expected " + text(expected) +
+                             ", the best move gives " + text(found));
+    }
+
+    Wdl wdl_of(const Position& p) const {
+        if (p.pieces(p.side_to_move) == 0) return Wdl::loss;
+        if (draughts::has_capture<V>(p)) {
+            draughts::MoveList<N> moves;
+            draughts::generate_moves<V>(p, moves);
+            Wdl best = Wdl::loss;
+            for (const Move& m : moves) {
+                Position child = p;
+                draughts::make_move(child, m);
+                best = std::max(best, before_move(wdl_of(child)));
+                if (best == Wdl::win) break;
+            }
+            return best;
+        }
+        const Location at = locate(p);
+        return tables_.stored_wdl(at.slot, at.g);
+    }
+
+    Value value_of(const Position& p) const {
+        if (p.pieces(p.side_to_move) == 0) return Value::loss(0);
+        if (draughts::has_capture<V>(p)) {
+            draughts::MoveList<N> moves;
+            draughts::generate_moves<V>(p, moves);
+            Value best = Value::loss(0);
+            for (const Move& m : moves) {
+                Position child = p;
+                draughts::make_move(child, m);
+                const Value v = before_move(value_of(child));
+                if (preferred(v, best)) best = v;
+            }
+            return best;
+        }
+        const Location at = locate(p);
+        return value_of_dtw_code(tables_.stored_dtw_code(at.slot, at.g));
+    }
+
+    TableSet tables_;
+    std::vector<std::pair<Index<N>, Index<N>>> indexes_;  // per table: the material and its mirror
+};
+
+}  // namespace dtb

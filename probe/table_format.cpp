@@ -1,0 +1,199 @@
+#include "probe/table_format.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+#include <xxhash.h>
+
+#include "draughts/variant.hpp"
+
+namespace dtb {
+
+namespace {
+
+constexpr std::size_t variant_field = 16;
+constexpr char wld_magic[8] = {'D', 'T', 'B', '.', 'W', 'L', 'D', '\0'};
+constexpr char dtw_magic[8] = {'D', 'T', 'B', '.', 'D', 'T', 'W', '\0'};
+
+std::uint32_t load_u32(const std::byte* p) noexcept {
+    std::uint32_t v = 0;
+    for (int i = 3; i >= 0; --i) v = (v << 8) | std::to_integer<std::uint32_t>(p[i]);
+    return v;
+}
+
+void store_u32(std::byte* p, std::uint32_t v) noexcept {
+    for (int i = 0; i < 4; ++i) p[i] = static_cast<std::byte>(v >> (8 * i));
+}
+
+int board_of_variant(std::string_view name) {
+    try {
+        return draughts::with_variant(name, []<class V>() { return V::board_size; }, true);
+    } catch (const draughts::UnknownVariant&) {
+        return 0;
+    }
+}
+
+}  // namespace
+
+std::string_view extension(TableKind kind) noexcept { return kind == TableKind::wld ? "wld" : "dtw"; }
+
+std::string table_file_name(const Material& m, TableKind kind) {
+    return m.name() + "." + std::string(extension(kind));
+}
+
+std::string_view to_string(TableErrorKind kind) noexcept {
+    switch (kind) {
+        case TableErrorKind::missing: return "missing table";
+        case TableErrorKind::foreign: return "wrong table";
+        case TableErrorKind::unsupported: return "unsupported table";
+        case TableErrorKind::truncated: return "truncated table";
+        case TableErrorKind::corrupted: return "corrupted table";
+        case TableErrorKind::io: return "unreadable table";
+    }
+    return "table error";
+}
+
+TableError::TableError(TableErrorKind kind, const std::filesystem::path& file, const std::string& reason)
+    : std::runtime_error(std::string(to_string(kind)) + " " + file.string() + ": " + reason), kind_(kind), file_(file) {}
+
+std::uint64_t TableHeader::block_values(std::uint64_t block) const noexcept {
+    const std::uint64_t first = block << block_shift;
+    return std::min(block_positions(), positions() - first);
+}
+
+std::size_t TableHeader::block_bytes(std::uint64_t block) const noexcept {
+    return static_cast<std::size_t>((block_values(block) * static_cast<std::uint64_t>(value_bits) + 7) / 8);
+}
+
+int sides_of(const Material& m) noexcept { return m == m.mirrored() ? 1 : 2; }
+
+std::uint64_t load_u64(const std::byte* p) noexcept {
+    return load_u32(p) | static_cast<std::uint64_t>(load_u32(p + 4)) << 32;
+}
+
+void store_u64(std::byte* p, std::uint64_t v) noexcept {
+    store_u32(p, static_cast<std::uint32_t>(v));
+    store_u32(p + 4, static_cast<std::uint32_t>(v >> 32));
+}
+
+std::uint64_t checksum(std::span<const std::byte> bytes) noexcept { return XXH3_64bits(bytes.data(), bytes.size()); }
+
+std::vector<std::byte> encode_header(TableHeader& h) {
+    const std::size_t size = (fixed_header_bytes + h.provenance.size() + 7) / 8 * 8;
+    std::vector<std::byte> out(size);
+    std::memcpy(out.data(), h.kind == TableKind::wld ? wld_magic : dtw_magic, 8);
+    h.header_size = static_cast<std::uint32_t>(size);
+    store_u32(&out[8], format_version);
+    store_u32(&out[12], h.header_size);
+    std::memcpy(&out[16], h.variant.data(), std::min(h.variant.size(), variant_field));
+    out[32] = static_cast<std::byte>(h.board_size);
+    const Material& m = h.material;
+    out[33] = static_cast<std::byte>(m.white_men);
+    out[34] = static_cast<std::byte>(m.white_kings);
+    out[35] = static_cast<std::byte>(m.black_men);
+    out[36] = static_cast<std::byte>(m.black_kings);
+    out[37] = static_cast<std::byte>(h.sides);
+    out[38] = static_cast<std::byte>(h.value_bits);
+    store_u32(&out[40], index_scheme);
+    store_u32(&out[44], static_cast<std::uint32_t>(h.block_positions()));
+    store_u64(&out[48], h.positions_per_side);
+    store_u64(&out[56], h.block_count());
+    store_u32(&out[64], static_cast<std::uint32_t>(h.provenance.size()));
+    std::memcpy(&out[fixed_header_bytes], h.provenance.data(), h.provenance.size());
+    return out;
+}
+
+DecodedTable decode_table(std::span<const std::byte> file, const std::filesystem::path& name) {
+    auto fail = [&](TableErrorKind kind, const std::string& reason) { throw TableError(kind, name, reason); };
+    const std::byte* p = file.data();
+    const auto starts_magic = [&](const char* magic) {
+        return std::memcmp(p, magic, std::min<std::size_t>(file.size(), 8)) == 0;
+    };
+    if (file.empty() || (!starts_magic(wld_magic) && !starts_magic(dtw_magic)))
+        fail(TableErrorKind::foreign, "not a dtb table file (the magic bytes DTB.WLD or DTB.DTW are missing)");
+    if (file.size() < fixed_header_bytes)
+        fail(TableErrorKind::truncated, "the file ends inside its header (" + std::to_string(file.size()) + " bytes)");
+    TableHeader h;
+    h.kind = p[4] == std::byte{'W'} ? TableKind::wld : TableKind::dtw;
+    const std::uint32_t version = load_u32(p + 8);
+    if (version != format_version)
+        fail(version > format_version ? TableErrorKind::unsupported : TableErrorKind::corrupted,
+             "format version " + std::to_string(version) + ", this reader reads version " +
+                 std::to_string(format_version) + (version > format_version ? ": update dtb" : ""));
+    h.header_size = load_u32(p + 12);
+    const std::uint32_t provenance_size = load_u32(p + 64);
+    if (h.header_size % 8 != 0 || h.header_size < fixed_header_bytes || h.header_size > max_header_bytes ||
+        provenance_size > h.header_size - fixed_header_bytes)
+        fail(TableErrorKind::corrupted, "impossible header size " + std::to_string(h.header_size) +
+                                            " or provenance size " + std::to_string(provenance_size));
+    const std::uint64_t block_count = load_u64(p + 56);
+    // Enough room for the offsets and checksums? Divide first: no overflow.
+    const std::uint64_t room = file.size() < h.header_size ? 0 : file.size() - h.header_size;
+    if (room / 16 < block_count + 1)
+        fail(TableErrorKind::truncated, "the file (" + std::to_string(file.size()) +
+                                            " bytes) is shorter than its header says: the file is truncated or "
+                                            "its header is damaged");
+    const std::size_t tables_end = h.header_size + 16 * (block_count + 1);
+    const std::uint64_t stored_checksum = load_u64(p + tables_end - 8);
+    if (checksum(file.first(tables_end - 8)) != stored_checksum)
+        fail(TableErrorKind::corrupted, "the checksum of the header and block offsets does not match");
+
+    // The checksum holds, so the fields are as written; check they make sense.
+    const char* variant = reinterpret_cast<const char*>(p + 16);
+    h.variant.assign(variant, strnlen(variant, variant_field));
+    h.board_size = std::to_integer<int>(p[32]);
+    h.material = {std::to_integer<int>(p[33]), std::to_integer<int>(p[34]), std::to_integer<int>(p[35]),
+                  std::to_integer<int>(p[36])};
+    h.sides = std::to_integer<int>(p[37]);
+    h.value_bits = std::to_integer<int>(p[38]);
+    const std::uint32_t scheme = load_u32(p + 40);
+    const std::uint32_t block_positions = load_u32(p + 44);
+    h.positions_per_side = load_u64(p + 48);
+    h.provenance.assign(reinterpret_cast<const char*>(p + fixed_header_bytes), provenance_size);
+    if (scheme != index_scheme)
+        fail(scheme > index_scheme ? TableErrorKind::unsupported : TableErrorKind::corrupted,
+             "index scheme " + std::to_string(scheme) + ", this reader knows scheme " + std::to_string(index_scheme));
+    const int board = board_of_variant(h.variant);
+    if (board == 0 || board != h.board_size)
+        fail(TableErrorKind::corrupted, "unknown variant '" + h.variant + "' or board size " +
+                                            std::to_string(h.board_size) + " that does not match it");
+    if (h.material.white_pieces() == 0 || h.material.black_pieces() == 0 || !h.material.is_canonical())
+        fail(TableErrorKind::corrupted, "material " + h.material.name() + " is not a canonical material");
+    if (h.sides != sides_of(h.material))
+        fail(TableErrorKind::corrupted, "sides = " + std::to_string(h.sides) + " does not fit material " +
+                                            h.material.name());
+    const bool bits_fit = h.kind == TableKind::wld ? h.value_bits == 2 : (h.value_bits == 8 || h.value_bits == 16);
+    if (!bits_fit)
+        fail(TableErrorKind::corrupted, "value_bits = " + std::to_string(h.value_bits) + " does not fit a ." +
+                                            std::string(extension(h.kind)) + " file");
+    if (!std::has_single_bit(block_positions) || block_positions < (1u << min_block_shift) ||
+        block_positions > (1u << max_block_shift))
+        fail(TableErrorKind::corrupted, "block size " + std::to_string(block_positions) +
+                                            " is not a power of two from 2^10 to 2^24");
+    h.block_shift = std::countr_zero(block_positions);
+    if (h.positions_per_side == 0 || h.positions_per_side > (~std::uint64_t{0} >> 1) - (std::uint64_t{1} << max_block_shift) ||
+        h.block_count() != block_count)
+        fail(TableErrorKind::corrupted, "block count " + std::to_string(block_count) + " does not fit " +
+                                            std::to_string(h.positions_per_side) + " positions per side");
+
+    DecodedTable t{h, file.subspan(h.header_size, 8 * (block_count + 1)),
+                   file.subspan(h.header_size + 8 * (block_count + 1), 8 * block_count)};
+    std::uint64_t previous = load_u64(t.offsets.data());
+    if (previous != h.blocks_start())
+        fail(TableErrorKind::corrupted, "the first block does not start right after the block offsets");
+    for (std::uint64_t i = 1; i <= block_count; ++i) {
+        const std::uint64_t next = load_u64(t.offsets.data() + 8 * i);
+        if (next <= previous)
+            fail(TableErrorKind::corrupted, "the block offsets do not increase at block " + std::to_string(i - 1));
+        previous = next;
+    }
+    if (previous > file.size())
+        fail(TableErrorKind::truncated, "the blocks end at byte " + std::to_string(previous) + " but the file has " +
+                                            std::to_string(file.size()) + " bytes");
+    if (previous < file.size())
+        fail(TableErrorKind::corrupted, std::to_string(file.size() - previous) + " bytes follow the last block");
+    return t;
+}
+
+}  // namespace dtb

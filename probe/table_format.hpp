@@ -1,0 +1,77 @@
+// The table file format, version 1 (docs/format.md): the header's fields, how
+// they are written and read, and the typed errors a reader reports. The writer
+// (builder/) and the reader (table_file.hpp) share this one definition.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "probe/errors.hpp"
+#include "probe/material.hpp"
+
+namespace dtb {
+
+enum class TableKind : std::uint8_t { wld, dtw };
+
+// "wld" or "dtw": the file extension without the dot.
+std::string_view extension(TableKind kind) noexcept;
+
+// The file name of a material's table: KKKvK.wld.
+std::string table_file_name(const Material& m, TableKind kind);
+
+inline constexpr std::uint32_t format_version = 1;
+inline constexpr std::uint32_t index_scheme = 1;
+inline constexpr std::size_t fixed_header_bytes = 68;  // up to and with provenance_size
+inline constexpr std::size_t max_header_bytes = 1 << 20;
+inline constexpr int min_block_shift = 10;
+inline constexpr int max_block_shift = 24;
+
+struct TableHeader {
+    TableKind kind = TableKind::wld;
+    std::string variant;
+    int board_size = 0;
+    Material material;
+    int sides = 2;
+    int value_bits = 2;
+    int block_shift = 16;  // block_positions = 2^block_shift
+    std::uint64_t positions_per_side = 0;
+    std::string provenance;  // UTF-8 JSON
+    std::uint32_t header_size = 0;  // filled in by encode_header and decode_header
+
+    std::uint64_t block_positions() const noexcept { return std::uint64_t{1} << block_shift; }
+    std::uint64_t positions() const noexcept { return static_cast<std::uint64_t>(sides) * positions_per_side; }
+    std::uint64_t block_count() const noexcept { return (positions() + block_positions() - 1) >> block_shift; }
+    // Values in block `block`, and their bytes before compression.
+    std::uint64_t block_values(std::uint64_t block) const noexcept;
+    std::size_t block_bytes(std::uint64_t block) const noexcept;
+    // Where the blocks start: after the header, the offsets, the checksums and the table checksum.
+    std::uint64_t blocks_start() const noexcept { return header_size + 8 * (2 * block_count() + 2); }
+};
+
+// The sides a table of `m` holds: 1 if m equals its mirror, else 2.
+int sides_of(const Material& m) noexcept;
+
+// The header's bytes, zero-padded to a multiple of 8; sets header.header_size.
+std::vector<std::byte> encode_header(TableHeader& header);
+
+// Reads and checks a file's header, offsets and table checksum (everything
+// but the blocks). `file_name` is only for the messages. Throws TableError.
+struct DecodedTable {
+    TableHeader header;
+    std::span<const std::byte> offsets;    // (block_count + 1) little-endian u64
+    std::span<const std::byte> checksums;  // block_count little-endian u64
+};
+DecodedTable decode_table(std::span<const std::byte> file, const std::filesystem::path& file_name);
+
+// XXH3-64, seed 0, as the format uses it.
+std::uint64_t checksum(std::span<const std::byte> bytes) noexcept;
+
+std::uint64_t load_u64(const std::byte* p) noexcept;
+void store_u64(std::byte* p, std::uint64_t v) noexcept;
+
+}  // namespace dtb

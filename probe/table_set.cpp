@@ -1,0 +1,100 @@
+#include "probe/table_set.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace dtb {
+
+TableSet::TableSet(std::string variant, const std::filesystem::path& dir, IndexSize index_size,
+                   std::size_t cache_bytes)
+    : variant_(std::move(variant)), directory_(dir / variant_), index_size_(std::move(index_size)),
+      cache_(cache_bytes) {
+    std::error_code error;
+    if (!std::filesystem::is_directory(directory_, error))
+        throw TableError(TableErrorKind::missing, directory_,
+                         "no such directory: the tables of variant " + variant_ + " belong in DIR/" + variant_ +
+                             " (give --dir DIR, the folder that holds it)");
+    // Canonical materials by name; files with other names (the manifest,
+    // temporary files of a build) are not tables.
+    std::map<std::string, std::array<bool, 2>> found;
+    for (const auto& entry : std::filesystem::directory_iterator(directory_, error)) {
+        const std::filesystem::path& p = entry.path();
+        const std::string ext = p.extension().string();
+        if (ext != ".wld" && ext != ".dtw") continue;
+        try {
+            const Material m = Material::parse(p.stem().string());
+            if (!m.is_canonical() || m.name() != p.stem().string()) continue;
+            found[m.name()][ext == ".wld" ? 0 : 1] = true;
+        } catch (const MaterialError&) {
+        }
+    }
+    if (error) throw TableError(TableErrorKind::io, directory_, error.message());
+    slots_ = std::make_unique<Slot[]>(found.size());
+    int slot = 0;
+    for (const auto& [name, present] : found) {
+        const Material m = Material::parse(name);
+        materials_.push_back(m);
+        slots_[slot].material = m;
+        slots_[slot].present = present;
+        slots_by_key_.emplace(key_of(m), slot);
+        ++slot;
+    }
+}
+
+TableSet::~TableSet() = default;
+
+std::filesystem::path TableSet::path_of(const Material& m, TableKind kind) const {
+    return directory_ / table_file_name(m, kind);
+}
+
+const TableFile& TableSet::file(int slot, TableKind kind) const {
+    Slot& s = slots_[slot];
+    const int k = static_cast<int>(kind);
+    if (const TableFile* f = s.open[k].load(std::memory_order_acquire)) return *f;
+    std::lock_guard lock(open_mutex_);
+    if (const TableFile* f = s.open[k].load(std::memory_order_relaxed)) return *f;
+    const std::filesystem::path path = path_of(s.material, kind);
+    if (!s.present[k]) throw TableError(TableErrorKind::missing, path, "no such file");
+    auto table = std::make_unique<TableFile>(TableFile::open(path, {variant_, s.material, kind}));
+    const std::uint64_t expected = index_size_(s.material);
+    if (table->header().positions_per_side != expected)
+        throw TableError(TableErrorKind::foreign, path,
+                         "holds " + std::to_string(table->header().positions_per_side) +
+                             " positions per side, the index of " + s.material.name() + " has " +
+                             std::to_string(expected));
+    s.storage[k] = std::move(table);
+    s.open[k].store(s.storage[k].get(), std::memory_order_release);
+    return *s.storage[k];
+}
+
+template <class Decode>
+auto TableSet::read_value(int slot, TableKind kind, std::uint64_t g, Decode&& decode) const {
+    const TableFile& f = file(slot, kind);
+    const TableHeader& h = f.header();
+    const std::uint64_t block = g >> h.block_shift;
+    const std::uint64_t k = g & (h.block_positions() - 1);
+    const BlockCache::Key key{static_cast<std::uint32_t>(2 * slot + static_cast<int>(kind)), block};
+    return cache_.with_block(
+        key, h.block_bytes(block), [&](std::span<std::byte> out) { f.read_block(block, out); },
+        [&](std::span<const std::byte> bytes) { return decode(f, bytes, k); });
+}
+
+Wdl TableSet::stored_wdl(int slot, std::uint64_t g) const {
+    if (!has(slot, TableKind::wld)) return value_of_dtw_code(stored_dtw_code(slot, g)).wdl;
+    const unsigned code = read_value(slot, TableKind::wld, g, [](const TableFile&, auto bytes, std::uint64_t k) {
+        return (std::to_integer<unsigned>(bytes[k / 4]) >> (2 * (k % 4))) & 3;
+    });
+    if (code == wld_unwritten)
+        throw TableError(TableErrorKind::corrupted, path_of(slots_[slot].material, TableKind::wld),
+                         "position " + std::to_string(g) + " holds the value never written");
+    return wdl_of_wld_code(code);
+}
+
+std::uint32_t TableSet::stored_dtw_code(int slot, std::uint64_t g) const {
+    return read_value(slot, TableKind::dtw, g, [](const TableFile& f, auto bytes, std::uint64_t k) -> std::uint32_t {
+        if (f.header().value_bits == 8) return std::to_integer<std::uint32_t>(bytes[k]);
+        return std::to_integer<std::uint32_t>(bytes[2 * k]) | std::to_integer<std::uint32_t>(bytes[2 * k + 1]) << 8;
+    });
+}
+
+}  // namespace dtb
