@@ -103,17 +103,16 @@ public:
     Location locate(const Position& p) const {
         const Position q = white_to_move(p);
         const Material m = material_of(q);
-        const Material canonical = m.canonical();
-        const int slot = tables_.find(canonical);
-        if (slot < 0) {
-            const TableKind kind = TableKind::wld;
-            throw TableError(TableErrorKind::missing, tables_.path_of(canonical, kind),
+        const TableSet::Found found = tables_.find(m);
+        if (found.slot < 0) {
+            const Material canonical = m.canonical();
+            throw TableError(TableErrorKind::missing, tables_.path_of(canonical, TableKind::wld),
                              "no table of " + canonical.name() + " in " + tables_.directory().string() +
                                  " (build it with dtb build --material " + canonical.name() + ")");
         }
-        const auto& [own, mirror] = indexes_[slot];
-        if (m == canonical) return {slot, own.rank(q)};
-        return {slot, own.size() + mirror.rank(q)};
+        const auto& [own, mirror] = indexes_[found.slot];
+        if (!found.mirrored) return {found.slot, own.rank(q)};
+        return {found.slot, own.size() + mirror.rank(q)};
     }
 
 private:
@@ -127,13 +126,9 @@ private:
     }
 
     [[noreturn]] void inconsistent(const Position& p, Value expected, Value found) const {
-        auto text = [](Value v) {
-            return v.wdl == Wdl::draw ? std::string("draw")
-                                      : (v.wdl == Wdl::win ? "win " : "loss ") + std::to_string(v.plies);
-        };
         throw TableError(TableErrorKind::corrupted, tables_.directory(),
-                         "the tables disagree at " + draughts::to_fen(p) + ": expected " + text(expected) +
-                             ", the best move gives " + text(found));
+                         "the tables disagree at " + draughts::to_fen(p) + ": expected " + to_string(expected) +
+                             ", the best move gives " + to_string(found));
     }
 
     Wdl wdl_of(const Position& p) const {

@@ -107,10 +107,10 @@ std::vector<std::byte> encode_header(TableHeader& h) {
 DecodedTable decode_table(std::span<const std::byte> file, const std::filesystem::path& name) {
     auto fail = [&](TableErrorKind kind, const std::string& reason) { throw TableError(kind, name, reason); };
     const std::byte* p = file.data();
-    const auto starts_magic = [&](const char* magic) {
-        return std::memcmp(p, magic, std::min<std::size_t>(file.size(), 8)) == 0;
-    };
-    if (file.empty() || (!starts_magic(wld_magic) && !starts_magic(dtw_magic)))
+    // A file shorter than the magic that starts like one was cut short.
+    const std::size_t head = std::min<std::size_t>(file.size(), 8);
+    const auto starts_magic = [&](const char* magic) { return head == 0 || std::memcmp(p, magic, head) == 0; };
+    if (!starts_magic(wld_magic) && !starts_magic(dtw_magic))
         fail(TableErrorKind::foreign, "not a dtb table file (the magic bytes DTB.WLD or DTB.DTW are missing)");
     if (file.size() < fixed_header_bytes)
         fail(TableErrorKind::truncated, "the file ends inside its header (" + std::to_string(file.size()) + " bytes)");

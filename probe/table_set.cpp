@@ -1,6 +1,7 @@
 #include "probe/table_set.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <map>
 
 namespace dtb {
@@ -30,13 +31,21 @@ TableSet::TableSet(std::string variant, const std::filesystem::path& dir, IndexS
     }
     if (error) throw TableError(TableErrorKind::io, directory_, error.message());
     slots_ = std::make_unique<Slot[]>(found.size());
+    lookup_mask_ = std::bit_ceil(4 * found.size() + 1) - 1;  // both orientations, at most half full
+    lookup_.assign(lookup_mask_ + 1, Lookup{empty_key, {}});
+    auto add = [&](const Material& m, Found f) {
+        std::size_t i = hash(key_of(m));
+        while (lookup_[i].key != empty_key && lookup_[i].key != key_of(m)) i = (i + 1) & lookup_mask_;
+        lookup_[i] = {key_of(m), f};
+    };
     int slot = 0;
     for (const auto& [name, present] : found) {
         const Material m = Material::parse(name);
         materials_.push_back(m);
         slots_[slot].material = m;
         slots_[slot].present = present;
-        slots_by_key_.emplace(key_of(m), slot);
+        add(m.mirrored(), {slot, true});
+        add(m, {slot, false});  // after the mirror: a symmetric material is not mirrored
         ++slot;
     }
 }

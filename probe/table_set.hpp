@@ -13,7 +13,6 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "probe/block_cache.hpp"
@@ -39,10 +38,19 @@ public:
     const std::filesystem::path& directory() const noexcept { return directory_; }
     std::filesystem::path path_of(const Material& m, TableKind kind) const;
 
-    // The number of a canonical material's tables, or -1 if it has neither file.
-    int find(const Material& canonical) const noexcept {
-        const auto it = slots_by_key_.find(key_of(canonical));
-        return it == slots_by_key_.end() ? -1 : it->second;
+    // The tables holding material m, in either orientation: slot -1 if there
+    // are none; `mirrored` if m is the mirror of the stored (canonical) material.
+    struct Found {
+        int slot = -1;
+        bool mirrored = false;
+    };
+    Found find(const Material& m) const noexcept {
+        const std::uint32_t key = key_of(m);
+        for (std::size_t i = hash(key);; i = (i + 1) & lookup_mask_) {
+            const Lookup& e = lookup_[i];
+            if (e.key == key) return e.found;
+            if (e.key == empty_key) return {};
+        }
     }
     // The canonical materials present, in name order, and whether each file is.
     const std::vector<Material>& materials() const noexcept { return materials_; }
@@ -67,9 +75,19 @@ private:
         std::array<std::unique_ptr<TableFile>, 2> storage;
     };
 
+    // Open addressing over the packed counts: no division, no allocation.
+    struct Lookup {
+        std::uint32_t key;
+        Found found;
+    };
+    static constexpr std::uint32_t empty_key = ~std::uint32_t{0};
     static std::uint32_t key_of(const Material& m) noexcept {
-        return static_cast<std::uint32_t>(m.white_men) | static_cast<std::uint32_t>(m.white_kings) << 8 |
-               static_cast<std::uint32_t>(m.black_men) << 16 | static_cast<std::uint32_t>(m.black_kings) << 24;
+        return static_cast<std::uint32_t>(m.white_men & 0xFF) | static_cast<std::uint32_t>(m.white_kings & 0xFF) << 8 |
+               static_cast<std::uint32_t>(m.black_men & 0xFF) << 16 |
+               static_cast<std::uint32_t>(m.black_kings & 0x7F) << 24;
+    }
+    std::size_t hash(std::uint32_t key) const noexcept {
+        return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ULL) >> 40) & lookup_mask_;
     }
     template <class Decode>
     auto read_value(int slot, TableKind kind, std::uint64_t g, Decode&& decode) const;
@@ -79,7 +97,8 @@ private:
     IndexSize index_size_;
     std::vector<Material> materials_;
     std::unique_ptr<Slot[]> slots_;
-    std::unordered_map<std::uint32_t, int> slots_by_key_;
+    std::vector<Lookup> lookup_;
+    std::size_t lookup_mask_ = 0;
     mutable std::mutex open_mutex_;
     mutable BlockCache cache_;
 };

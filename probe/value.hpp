@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace dtb {
 
@@ -39,6 +40,12 @@ constexpr bool preferred(Value a, Value b) noexcept {
     if (a.wdl == Wdl::win) return a.plies < b.plies;
     if (a.wdl == Wdl::loss) return a.plies > b.plies;
     return false;
+}
+
+// "win 11", "loss 8" or "draw": how dtb prints a value (DESIGN.md §10).
+inline std::string to_string(Value v) {
+    if (v.wdl == Wdl::draw) return "draw";
+    return (v.wdl == Wdl::win ? "win " : "loss ") + std::to_string(v.plies);
 }
 
 // Table encodings (docs/format.md). `.wld`: 2 bits, 0 draw, 1 win, 2 loss,

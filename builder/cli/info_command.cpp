@@ -98,9 +98,7 @@ void add_info_command(CLI::App& app) {
     auto options = std::make_shared<InfoOptions>();
     auto* cmd = app.add_subcommand(
         "info", "Describe a material or every material of N pieces: positions, men configurations, potential levels");
-    cmd->add_option("--variant", options->variant,
-                    "american (english, checkers), brazilian, international, canadian or russian")
-        ->required();
+    add_variant_option(*cmd, options->variant);
     auto* material = cmd->add_option("--material", options->material, "a material such as KKKvK or KMMvKM");
     auto* pieces = cmd->add_option("--pieces", options->pieces, "every canonical material of this many pieces")
                        ->check(CLI::Range(2, 24));

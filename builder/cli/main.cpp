@@ -5,11 +5,28 @@
 
 #include "builder/cli/commands.hpp"
 
+namespace dtb::cli {
+
+CLI::Option* add_variant_option(CLI::App& command, std::string& variant) {
+    return command
+        .add_option("--variant", variant, "american (english, checkers), brazilian, international, canadian or russian")
+        ->required();
+}
+
+CLI::Option* add_dir_option(CLI::App& command, std::string& dir) {
+    return command.add_option("--dir", dir, "the tables directory: tables of variant V are in DIR/V")->required();
+}
+
+}  // namespace dtb::cli
+
 int main(int argc, char** argv) {
     CLI::App app{"dtb: draughts endgame tablebases"};
     app.require_subcommand(1);
     dtb::cli::add_perft_command(app);
     dtb::cli::add_info_command(app);
+    dtb::cli::add_probe_command(app);
+    dtb::cli::add_stats_command(app);
+    dtb::cli::add_verify_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

@@ -45,9 +45,7 @@ void run_perft(const PerftOptions& o) {
 void add_perft_command(CLI::App& app) {
     auto options = std::make_shared<PerftOptions>();
     auto* cmd = app.add_subcommand("perft", "Count the move sequences of a given depth (leaf count on the last line)");
-    cmd->add_option("--variant", options->variant,
-                    "american (english, checkers), brazilian, international, canadian or russian")
-        ->required();
+    add_variant_option(*cmd, options->variant);
     cmd->add_option("--fen", options->fen, "start from this PDN FEN position (default: the variant's start)");
     cmd->add_option("--depth", options->depth, "number of plies")->required()->check(CLI::Range(0, 64));
     cmd->add_flag("--divide", options->divide, "list each root move with its leaf count");

@@ -1,0 +1,88 @@
+# `dtb probe`, `dtb stats` and `dtb verify` on synthetic tables written by
+# tests/probe/synthetic_tool; the expected values come from that tool's own
+# search (tests/probe/synthetic_tables.hpp), not from dtb.
+include(${CMAKE_CURRENT_LIST_DIR}/run.cmake)
+
+function(tool)
+  execute_process(COMMAND ${TOOL} ${ARGN} RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT status EQUAL 0)
+    message(FATAL_ERROR "synthetic_tool ${ARGN} failed: ${err}")
+  endif()
+  string(STRIP "${out}" out)
+  set(out "${out}" PARENT_SCOPE)
+endfunction()
+
+function(expect_in text what)
+  string(FIND "${text}" "${what}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "expected '${what}' in: ${text}")
+  endif()
+endfunction()
+
+set(dir ${WORK}/tables-cli)
+file(REMOVE_RECURSE ${dir})
+tool(write brazilian ${dir} KMvK KKvK)
+
+# probe: the last line is the value; quiet positions, capture positions, Black to move.
+foreach(fen "W:WK1,K3:BK32" "B:WK1,K3:BK32" "W:W10:BK15" "B:W22,K1:BK19" "W:WK5:BK9" "B:WK29:B14")
+  tool(expect brazilian "${fen}")
+  set(expected "${out}")
+  run(0 probe --variant brazilian --dir ${dir} "${fen}")
+  if(NOT last STREQUAL expected)
+    message(FATAL_ERROR "dtb probe ${fen}: '${last}', expected '${expected}'")
+  endif()
+endforeach()
+
+# Synthetic values are not a game's values: following them, the best line
+# soon meets a position where the tables disagree, and that is an error.
+run(1 probe --variant brazilian --dir ${dir} "W:WK5,K3:BK32" --line)
+expect_in("${err}" "the tables disagree")
+
+# Errors: missing table, missing directory, malformed FEN, wrong variant.
+run(1 probe --variant brazilian --dir ${dir} "W:WK1,K3,K5:BK32")
+expect_in("${err}" "KKKvK.wld")
+run(1 probe --variant brazilian --dir ${WORK}/nowhere "W:WK1,K3:BK32")
+expect_in("${err}" "nowhere/brazilian")
+run(1 probe --variant brazilian --dir ${dir} "W:WK1,K3:BK33")
+expect_in("${err}" "out of range")
+run(1 probe --variant chess --dir ${dir} "W:WK1:BK3")
+expect_in("${err}" "unknown variant")
+
+# stats: the counts against the tool's own count over every placement.
+foreach(material KMvK KvKM KKvK)
+  tool(stats brazilian ${material})
+  string(REPLACE "\n" ";" sides "${out}")
+  run(0 stats --variant brazilian --dir ${dir} --material ${material} --json)
+  string(JSON n GET "${out}" positions_per_side)
+  foreach(line IN LISTS sides)
+    string(REPLACE " " ";" f "${line}")
+    list(GET f 0 side)
+    set(key ${side}_to_move)
+    set(i 1)
+    foreach(field win draw loss max_dtw_win count_at_max_win example_max_win)
+      list(GET f ${i} expected)
+      string(JSON value GET "${out}" ${key} ${field})
+      if(NOT value STREQUAL expected)
+        message(FATAL_ERROR "dtb stats ${material}: ${key}.${field} is '${value}', expected '${expected}'")
+      endif()
+      math(EXPR i "${i} + 1")
+    endforeach()
+  endforeach()
+endforeach()
+
+# verify: all good, then one damaged block, then a file of another variant.
+run(0 verify --variant brazilian --dir ${dir})
+expect_in("${last}" "all 8 tables verified")
+run(0 verify --variant brazilian --dir ${dir} --material KvKM)
+file(SIZE ${dir}/brazilian/KMvK.dtw size)
+math(EXPR middle "${size} / 2")
+tool(flip ${dir}/brazilian/KMvK.dtw ${middle})
+run(1 verify --variant brazilian --dir ${dir})
+expect_in("${out}" "FAILED  corrupted table ${dir}/brazilian/KMvK.dtw")
+expect_in("${err}" "1 of 8 tables failed")
+run(1 verify --variant brazilian --dir ${dir} --material KMvK)
+run(0 verify --variant brazilian --dir ${dir} --material KKvK)
+file(REMOVE ${dir}/brazilian/KKvK.wld)
+run(1 verify --variant brazilian --dir ${dir} --material KKvK)
+expect_in("${out}" "missing table ${dir}/brazilian/KKvK.wld")
+file(REMOVE_RECURSE ${dir})

@@ -1,0 +1,93 @@
+// A helper of the command-line tests (tests/cli/tables_cli.cmake), built on
+// synthetic_tables.hpp:
+//   synthetic_tool write VARIANT DIR MATERIAL...   tables of the materials and all they lead to, in DIR/VARIANT
+//   synthetic_tool expect VARIANT FEN              the value the tables must give (win N, loss N, draw)
+//   synthetic_tool stats VARIANT MATERIAL          counts per side to move, as `dtb stats` prints them
+//   synthetic_tool flip FILE OFFSET                inverts one byte of a file
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "draughts/notation.hpp"
+#include "draughts/variant.hpp"
+#include "tests/probe/synthetic_tables.hpp"
+
+namespace {
+
+using namespace dtb;
+
+std::string text(const test::Score& s) {
+    if (s.wdl == 0) return "draw";
+    return (s.wdl > 0 ? "win " : "loss ") + std::to_string(s.plies);
+}
+
+template <class V>
+void stats(const Material& m) {
+    constexpr int N = V::board_size;
+    const Index<N> own(m), mirror(m.mirrored());
+    for (int side = 0; side < 2; ++side) {
+        const Index<N>& index = side == 0 ? own : mirror;
+        std::uint64_t win = 0, draw = 0, loss = 0, at_max = 0;
+        int max_win = -1;
+        std::string example;
+        for (std::uint64_t i = 0; i < index.size(); ++i) {
+            auto p = index.unrank(i);
+            if (side == 1) p = p.flipped();
+            const test::Score s = test::expected_score<V>(p);
+            win += s.wdl > 0;
+            draw += s.wdl == 0;
+            loss += s.wdl < 0;
+            if (s.wdl > 0 && s.plies > max_win) {
+                max_win = s.plies;
+                at_max = 0;
+                example = draughts::to_fen(p);
+            }
+            at_max += s.wdl > 0 && s.plies == max_win;
+        }
+        std::printf("%s %llu %llu %llu %d %llu %s\n", side == 0 ? "white" : "black",
+                    static_cast<unsigned long long>(win), static_cast<unsigned long long>(draw),
+                    static_cast<unsigned long long>(loss), max_win, static_cast<unsigned long long>(at_max),
+                    example.c_str());
+    }
+}
+
+int run(const std::vector<std::string>& args) {
+    const std::string& command = args.at(0);
+    if (command == "flip") {
+        std::fstream f(args.at(1), std::ios::in | std::ios::out | std::ios::binary);
+        f.seekg(std::stoll(args.at(2)));
+        char c = 0;
+        f.get(c);
+        f.seekp(std::stoll(args.at(2)));
+        f.put(static_cast<char>(~c));
+        return f ? 0 : 1;
+    }
+    return draughts::with_variant(args.at(1), [&]<class V>() {
+        if (command == "write") {
+            std::vector<Material> targets;
+            for (std::size_t i = 3; i < args.size(); ++i) targets.push_back(Material::parse(args[i]));
+            const auto dir = std::filesystem::path(args.at(2)) / std::string(V::name);
+            std::filesystem::create_directories(dir);
+            for (const Material& m : build_order(targets)) test::write_synthetic_tables<V>(dir, m);
+        } else if (command == "expect") {
+            std::printf("%s\n", text(test::expected_score<V>(draughts::parse_fen<V::board_size>(args.at(2)))).c_str());
+        } else if (command == "stats") {
+            stats<V>(Material::parse(args.at(2)));
+        } else {
+            return 2;
+        }
+        return 0;
+    });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    try {
+        return run(std::vector<std::string>(argv + 1, argv + argc));
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "synthetic_tool: %s\n", e.what());
+        return 1;
+    }
+}
