@@ -16,16 +16,6 @@ constexpr std::size_t variant_field = 16;
 constexpr char wld_magic[8] = {'D', 'T', 'B', '.', 'W', 'L', 'D', '\0'};
 constexpr char dtw_magic[8] = {'D', 'T', 'B', '.', 'D', 'T', 'W', '\0'};
 
-std::uint32_t load_u32(const std::byte* p) noexcept {
-    std::uint32_t v = 0;
-    for (int i = 3; i >= 0; --i) v = (v << 8) | std::to_integer<std::uint32_t>(p[i]);
-    return v;
-}
-
-void store_u32(std::byte* p, std::uint32_t v) noexcept {
-    for (int i = 0; i < 4; ++i) p[i] = static_cast<std::byte>(v >> (8 * i));
-}
-
 int board_of_variant(std::string_view name) {
     try {
         return draughts::with_variant(name, []<class V>() { return V::board_size; }, true);
@@ -67,6 +57,16 @@ std::size_t TableHeader::block_bytes(std::uint64_t block) const noexcept {
 }
 
 int sides_of(const Material& m) noexcept { return m == m.mirrored() ? 1 : 2; }
+
+std::uint32_t load_u32(const std::byte* p) noexcept {
+    std::uint32_t v = 0;
+    for (int i = 3; i >= 0; --i) v = (v << 8) | std::to_integer<std::uint32_t>(p[i]);
+    return v;
+}
+
+void store_u32(std::byte* p, std::uint32_t v) noexcept {
+    for (int i = 0; i < 4; ++i) p[i] = static_cast<std::byte>(v >> (8 * i));
+}
 
 std::uint64_t load_u64(const std::byte* p) noexcept {
     return load_u32(p) | static_cast<std::uint64_t>(load_u32(p + 4)) << 32;
@@ -128,9 +128,10 @@ DecodedTable decode_table(std::span<const std::byte> file, const std::filesystem
         fail(TableErrorKind::corrupted, "impossible header size " + std::to_string(h.header_size) +
                                             " or provenance size " + std::to_string(provenance_size));
     const std::uint64_t block_count = load_u64(p + 56);
-    // Enough room for the offsets and checksums? Divide first: no overflow.
+    // Enough room for the offsets and checksums? Divide, and never add to
+    // block_count: any value of it must fail here rather than wrap round.
     const std::uint64_t room = file.size() < h.header_size ? 0 : file.size() - h.header_size;
-    if (room / 16 < block_count + 1)
+    if (block_count >= room / 16)
         fail(TableErrorKind::truncated, "the file (" + std::to_string(file.size()) +
                                             " bytes) is shorter than its header says: the file is truncated or "
                                             "its header is damaged");

@@ -71,6 +71,9 @@ DecodedTable decode_table(std::span<const std::byte> file, const std::filesystem
 // XXH3-64, seed 0, as the format uses it.
 std::uint64_t checksum(std::span<const std::byte> bytes) noexcept;
 
+// Little-endian integers, as the format stores them.
+std::uint32_t load_u32(const std::byte* p) noexcept;
+void store_u32(std::byte* p, std::uint32_t v) noexcept;
 std::uint64_t load_u64(const std::byte* p) noexcept;
 void store_u64(std::byte* p, std::uint64_t v) noexcept;
 

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# The whole test suite: installs what is missing, builds, runs ctest; then the
-# same tests built with clang under AddressSanitizer and UndefinedBehaviorSanitizer
-# in their own folder (build-asan).
+# The whole test suite: installs what is missing, builds, runs ctest; then
+#  - the same tests built with clang under AddressSanitizer and
+#    UndefinedBehaviorSanitizer (build-asan),
+#  - the probe library's table tests under ThreadSanitizer (build-tsan),
+#  - the table reader's libFuzzer target for 60 seconds (build-fuzz).
+# The sanitizer builds check the table round trip up to 3 pieces instead of 4.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 "$here/scripts/setup.sh"
@@ -9,13 +12,29 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 "$here/scripts/build.sh"
 (cd "$here/build" && ctest --output-on-failure --timeout 1200 -j "$(nproc)")
 
-asan="$here/build-asan"
-if [[ ! -f "$asan/CMakeCache.txt" ]]; then
-  flags="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
-  CC=clang CXX=clang++ cmake -S "$here" -B "$asan" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DDTB_NATIVE=OFF -DDTB_BUILD_BENCH=OFF -DCMAKE_CXX_FLAGS="$flags" \
-    -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
-fi
-cmake --build "$asan" --parallel "$(nproc)"
+# sanitized_build DIR SANITIZERS [TARGET...]: configures (once) and builds with clang.
+sanitized_build() {
+  local dir=$1 sanitizers=$2
+  shift 2
+  local flags="-fsanitize=$sanitizers -fno-sanitize-recover=all -fno-omit-frame-pointer"
+  if [[ ! -f "$dir/CMakeCache.txt" ]]; then
+    CC=clang CXX=clang++ cmake -S "$here" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DDTB_NATIVE=OFF -DDTB_BUILD_BENCH=OFF -DCMAKE_CXX_FLAGS="$flags" \
+      -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=$sanitizers" -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=$sanitizers" \
+      >/dev/null
+  fi
+  cmake "$dir" -DDTB_TEST_TABLE_PIECES=3 >/dev/null
+  local targets=()
+  for t in "$@"; do targets+=(--target "$t"); done
+  cmake --build "$dir" --parallel "$(nproc)" "${targets[@]}"
+}
+
+sanitized_build "$here/build-asan" address,undefined
 echo "== the same tests under AddressSanitizer and UndefinedBehaviorSanitizer"
-(cd "$asan" && ctest --output-on-failure --timeout 1200 -j "$(nproc)")
+(cd "$here/build-asan" && ctest --output-on-failure --timeout 1200 -j "$(nproc)")
+
+sanitized_build "$here/build-tsan" thread table_tests
+echo "== the table tests under ThreadSanitizer"
+(cd "$here/build-tsan" && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure --timeout 1200 -j "$(nproc)" -R '^Table')
+
+"$here/scripts/fuzz.sh" 60

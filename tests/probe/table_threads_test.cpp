@@ -1,0 +1,98 @@
+// Many threads probing the same tables at once through one shared cache, small
+// enough that blocks are evicted and decompressed again all the time, give the
+// values one thread gives. Run under ThreadSanitizer by scripts/test.sh.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <thread>
+
+#include "dtb.h"
+#include "draughts/variant.hpp"
+#include "probe/prober.hpp"
+#include "tests/probe/synthetic_tables.hpp"
+
+namespace dtb {
+namespace {
+
+using V = draughts::International;
+using Position = draughts::Position<10>;
+
+TEST(TableThreads, EightThreadsAgreeWithOne) {
+    const test::TemporaryDirectory dir("threads");
+    const auto tables = dir.path() / "international";
+    std::filesystem::create_directories(tables);
+    const std::vector<Material> targets = {Material::parse("KKvKK"), Material::parse("KMvKM"),
+                                           Material::parse("KKvKM")};
+    for (const Material& m : build_order(targets)) test::write_synthetic_tables<V>(tables, m, 10);
+    // One material without tables: its probes must fail the same way in every thread.
+    const Material absent = Material::parse("KKKvK");
+
+    std::mt19937_64 rng(2026);
+    std::vector<Position> positions;
+    for (int i = 0; i < 6000; ++i) {
+        const Material& m = i % 10 == 0 ? absent : targets[rng() % targets.size()];
+        const Index<10> index(m);
+        Position p = index.unrank(rng() % index.size());
+        if (rng() % 2) p = p.flipped();
+        positions.push_back(p);
+    }
+    std::vector<std::uint32_t> reference;  // dtw code, or max for an error
+    {
+        const Prober<V> one(dir.path());
+        for (const Position& p : positions) {
+            try {
+                reference.push_back(dtw_code(one.value(p)));
+            } catch (const TableError& e) {
+                EXPECT_EQ(e.kind(), TableErrorKind::missing);
+                reference.push_back(~0u);
+            }
+        }
+    }
+
+    // 256 KiB of cache: far less than the tables, so blocks come and go.
+    const Prober<V> shared(dir.path(), 256 << 10);
+    dtb_tablebase* c = nullptr;
+    ASSERT_EQ(dtb_open("international", dir.path().c_str(), 256 << 10, &c), DTB_OK);
+    std::atomic<std::uint64_t> disagreements{0}, probes{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 8; ++t) {
+        threads.emplace_back([&, t] {
+            std::mt19937_64 order(t);
+            for (int pass = 0; pass < 16; ++pass) {
+                for (std::size_t n = 0; n < positions.size(); ++n) {
+                    const std::size_t i = order() % positions.size();
+                    std::uint32_t got = ~0u;
+                    if ((n + t) % 2 == 0) {
+                        try {
+                            got = dtw_code(shared.value(positions[i]));
+                        } catch (const TableError&) {
+                        }
+                    } else {
+                        dtb_position d{};
+                        dtb_parse_fen(c, draughts::to_fen(positions[i]).c_str(), &d);
+                        dtb_value v{};
+                        const dtb_status s = dtb_probe_dtw(c, &d, &v);
+                        if (s == DTB_OK)
+                            got = dtw_code(Value{static_cast<Wdl>(v.wdl), v.plies});
+                        else if (s != DTB_MISSING_TABLE || std::string(dtb_last_error()).find("KKKvK") ==
+                                                               std::string::npos)
+                            got = ~1u;
+                    }
+                    disagreements += got != reference[i];
+                    ++probes;
+                }
+            }
+        });
+    }
+    for (auto& t : threads) t.join();
+    dtb_close(c);
+    EXPECT_EQ(disagreements.load(), 0u);
+    const auto stats = shared.tables().cache().stats();
+    EXPECT_LE(stats.bytes, std::size_t{512} << 10);  // the limit, or one block a shard above it
+    std::printf("%llu probes in 8 threads; shared cache: %llu hits, %llu misses, %zu blocks kept\n",
+                static_cast<unsigned long long>(probes.load()), static_cast<unsigned long long>(stats.hits),
+                static_cast<unsigned long long>(stats.misses), stats.blocks);
+}
+
+}  // namespace
+}  // namespace dtb
