@@ -16,16 +16,7 @@
 
 namespace {
 
-template <class F>
-double best_seconds(int runs, F&& f) {
-    double best = 1e300;
-    for (int r = 0; r < runs; ++r) {
-        const auto t0 = std::chrono::steady_clock::now();
-        f();
-        best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    }
-    return best;
-}
+using bench::best_seconds;
 
 template <int N>
 void run(const char* name, std::size_t count, int runs) {

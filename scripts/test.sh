@@ -35,6 +35,6 @@ echo "== the same tests under AddressSanitizer and UndefinedBehaviorSanitizer"
 
 sanitized_build "$here/build-tsan" thread table_tests
 echo "== the table tests under ThreadSanitizer"
-(cd "$here/build-tsan" && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure --timeout 1200 -j "$(nproc)" -R '^Table')
+(cd "$here/build-tsan" && TSAN_OPTIONS="halt_on_error=1 suppressions=$here/tests/tsan.supp" ctest --output-on-failure --timeout 1200 -j "$(nproc)" -R '^Table')
 
 "$here/scripts/fuzz.sh" 60

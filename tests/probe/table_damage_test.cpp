@@ -185,6 +185,22 @@ TEST_F(TableDamage, EveryFlippedHeaderOrOffsetByteIsRefused) {
     }
 }
 
+// Found by the fuzzer: a block count of 2^64 - 1 once wrapped round to 0 in the
+// size check, and the reader read past the end of the file.
+TEST_F(TableDamage, HugeBlockCountIsTruncationNotAWrapRound) {
+    auto bytes = read_file(dir_->path() / "pristine" / "brazilian" / "KKvKK.dtw");
+    for (std::uint64_t count : {~std::uint64_t{0}, ~std::uint64_t{0} >> 3, std::uint64_t{1} << 60}) {
+        auto damaged = bytes;
+        store_u64(&damaged[56], count);
+        try {
+            TableFile::from_bytes(damaged, "KKvKK.dtw");
+            ADD_FAILURE() << "block count " << count << " accepted";
+        } catch (const TableError& e) {
+            EXPECT_EQ(e.kind(), TableErrorKind::truncated) << e.what();
+        }
+    }
+}
+
 TEST_F(TableDamage, TableOfAnotherVariantOrMaterialIsRefused) {
     const auto dir = fresh_copy();
     std::filesystem::copy_file(dir / "russian" / "KKvKK.dtw", dir / "brazilian" / "KKvKK.dtw",

@@ -39,7 +39,7 @@ dtb_position squares_of(const draughts::Position<N>& p) {
 template <class V>
 void check_round_trip(int max_pieces, int part = 0, int parts = 1) {
     constexpr int N = V::board_size;
-    const test::TemporaryDirectory dir(std::string(V::name));
+    const test::TemporaryDirectory dir{std::string(V::name)};
     const std::filesystem::path tables = dir.path() / std::string(V::name);
     std::filesystem::create_directories(tables);
     std::vector<Material> materials, checked;

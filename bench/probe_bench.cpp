@@ -1,0 +1,131 @@
+// Probe benchmark (issue 4): probes per second per thread with a warm cache,
+// and the latency of a probe that must decompress its block (cold cache).
+// Tables are synthetic (tests/probe/synthetic_tables.hpp) with the writer's
+// default block of 2^16 positions; real tables compress differently, the
+// probe's work per position is the same.
+//
+//   probe_bench [--quick] [--threads T]
+#include <atomic>
+#include <cstring>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/core.h>
+
+#include "bench/machine.hpp"
+#include "draughts/variant.hpp"
+#include "dtb.h"
+#include "probe/prober.hpp"
+#include "tests/probe/synthetic_tables.hpp"
+
+namespace {
+
+using namespace dtb;
+
+// Random positions of `m` without a capture (the probe reads them from the
+// table directly), either side to move.
+template <class V>
+std::vector<draughts::Position<V::board_size>> quiet_positions(const Material& m, std::size_t count) {
+    const Index<V::board_size> index(m);
+    std::mt19937_64 rng(7);
+    std::vector<draughts::Position<V::board_size>> out;
+    while (out.size() < count) {
+        auto p = index.unrank(rng() % index.size());
+        if (rng() % 2) p = p.flipped();
+        if (!draughts::has_capture<V>(p)) out.push_back(p);
+    }
+    return out;
+}
+
+template <class V>
+void run(const char* material, std::size_t count, int runs, int threads) {
+    const Material m = Material::parse(material);
+    const test::TemporaryDirectory dir("probe-bench");
+    const auto tables = dir.path() / std::string(V::name);
+    std::filesystem::create_directories(tables);
+    std::uint64_t wld_bytes = 0, dtw_bytes = 0;
+    for (const Material& t : build_order({m})) {
+        const auto w = test::write_synthetic_tables<V>(tables, t, 16);
+        if (t == m.canonical()) {
+            wld_bytes = w.wld_bytes;
+            dtw_bytes = w.dtw_bytes;
+        }
+    }
+    const auto positions = quiet_positions<V>(m, count);
+    const Prober<V> prober(dir.path(), std::size_t{1} << 30);
+    std::uint64_t sum = 0;
+    for (const auto& p : positions) sum += prober.value(p).plies + static_cast<int>(prober.wdl(p));  // warm up
+
+    const double dtw = bench::best_seconds(runs, [&] {
+        for (const auto& p : positions) sum += prober.value(p).plies;
+    });
+    const double wdl = bench::best_seconds(runs, [&] {
+        for (const auto& p : positions) sum += static_cast<int>(prober.wdl(p));
+    });
+    // The C API, positions as PDN square sets (converted beforehand).
+    dtb_tablebase* c = nullptr;
+    dtb_open(std::string(V::name).c_str(), dir.path().c_str(), std::size_t{1} << 30, &c);
+    std::vector<dtb_position> squares(positions.size());
+    for (std::size_t i = 0; i < positions.size(); ++i)
+        dtb_parse_fen(c, draughts::to_fen(positions[i]).c_str(), &squares[i]);
+    const double c_dtw = bench::best_seconds(runs, [&] {
+        dtb_value v;
+        for (const auto& s : squares) sum += dtb_probe_dtw(c, &s, &v) + v.plies;
+    });
+    dtb_close(c);
+    // Several threads on the same prober and cache.
+    std::atomic<std::uint64_t> shared_sum{0};
+    const double parallel = bench::best_seconds(runs, [&] {
+        std::vector<std::thread> pool;
+        for (int t = 0; t < threads; ++t)
+            pool.emplace_back([&, t] {
+                std::uint64_t s = 0;
+                for (std::size_t i = t; i < positions.size() * threads; i += threads)
+                    s += prober.value(positions[(i * 7919) % positions.size()]).plies;
+                shared_sum += s;
+            });
+        for (auto& th : pool) th.join();
+    });
+    // Cold: the cache emptied before each probe, so each decompresses a block.
+    const std::size_t cold_count = std::min<std::size_t>(count / 100, 300);
+    double cold_dtw = 0, cold_wld = 0;
+    for (std::size_t i = 0; i < cold_count; ++i) {
+        prober.tables().cache().clear();
+        cold_dtw += bench::best_seconds(1, [&] { sum += prober.value(positions[i]).plies; });
+        prober.tables().cache().clear();
+        cold_wld += bench::best_seconds(1, [&] { sum += static_cast<int>(prober.wdl(positions[i])); });
+    }
+    const double n = static_cast<double>(positions.size());
+    fmt::print("{:<14} {:<8} {:>10.1f} {:>10.1f} {:>10.1f} {:>12.1f} {:>10.0f} {:>10.0f} {:>9.1f} {:>9.1f}\n",
+               V::name, m.name(), n / dtw / 1e6, n / wdl / 1e6, n / c_dtw / 1e6, n / parallel / 1e6,
+               cold_dtw / cold_count * 1e6, cold_wld / cold_count * 1e6, wld_bytes / 1e6, dtw_bytes / 1e6);
+    if (sum == 42 && shared_sum == 42) fmt::print(" ");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    bool quick = false;
+    int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--quick") == 0) quick = true;
+        if (std::strcmp(argv[i], "--threads") == 0 && i + 1 < argc) threads = std::atoi(argv[++i]);
+    }
+    const std::size_t count = quick ? 100000 : 1000000;
+    const int runs = quick ? 1 : 3;
+    fmt::print("probe_bench on {}: {} random positions without a capture, best of {}; {} threads\n",
+               bench::cpu_model(), count, runs, threads);
+    fmt::print("warm: million probes per second per thread (C++ dtw, C++ wdl, C API dtw, {} threads dtw each);\n"
+               "cold: microseconds for a probe that decompresses its block (2^16 positions); table sizes in MB\n",
+               threads);
+    fmt::print("{:<14} {:<8} {:>10} {:>10} {:>10} {:>12} {:>10} {:>10} {:>9} {:>9}\n", "variant", "material",
+               "dtw", "wdl", "C dtw", "threads", "cold dtw", "cold wld", ".wld MB", ".dtw MB");
+    run<draughts::American>("KKvKK", count, runs, threads);
+    run<draughts::Brazilian>("KKvKM", count, runs, threads);
+    run<draughts::International>("KKvK", count, runs, threads);
+    run<draughts::International>("KKvKK", count, runs, threads);
+    run<draughts::International>("KMvKM", count, runs, threads);
+    run<draughts::Canadian>("KKvKK", count, runs, threads);
+}
