@@ -45,12 +45,13 @@ void run(const char* material, std::size_t count, int runs, int threads) {
     const test::TemporaryDirectory dir("probe-bench");
     const auto tables = dir.path() / std::string(V::name);
     std::filesystem::create_directories(tables);
-    std::uint64_t wld_bytes = 0, dtw_bytes = 0;
+    std::uint64_t wld_bytes = 0, dtw_bytes = 0, values_bytes = 0;
     for (const Material& t : build_order({m})) {
         const auto w = test::write_synthetic_tables<V>(tables, t, 16);
         if (t == m.canonical()) {
             wld_bytes = w.wld_bytes;
             dtw_bytes = w.dtw_bytes;
+            values_bytes = sides_of(t) * Index<V::board_size>(t).size() * (w.dtw_bits / 8);
         }
     }
     const auto positions = quiet_positions<V>(m, count);
@@ -81,9 +82,10 @@ void run(const char* material, std::size_t count, int runs, int threads) {
         std::vector<std::thread> pool;
         for (int t = 0; t < threads; ++t)
             pool.emplace_back([&, t] {
+                // Every thread probes every position, each from its own starting point.
                 std::uint64_t s = 0;
-                for (std::size_t i = t; i < positions.size() * threads; i += threads)
-                    s += prober.value(positions[(i * 7919) % positions.size()]).plies;
+                const std::size_t n = positions.size(), first = n / threads * t;
+                for (std::size_t i = 0; i < n; ++i) s += prober.value(positions[(first + i) % n]).plies;
                 shared_sum += s;
             });
         for (auto& th : pool) th.join();
@@ -98,9 +100,10 @@ void run(const char* material, std::size_t count, int runs, int threads) {
         cold_wld += bench::best_seconds(1, [&] { sum += static_cast<int>(prober.wdl(positions[i])); });
     }
     const double n = static_cast<double>(positions.size());
-    fmt::print("{:<14} {:<8} {:>10.1f} {:>10.1f} {:>10.1f} {:>12.1f} {:>10.0f} {:>10.0f} {:>9.1f} {:>9.1f}\n",
+    fmt::print("{:<14} {:<8} {:>7.1f} {:>7.1f} {:>7.1f} {:>9.1f} {:>9.0f} {:>9.0f} {:>9.1f} {:>8.0f} {:>8.0f}\n",
                V::name, m.name(), n / dtw / 1e6, n / wdl / 1e6, n / c_dtw / 1e6, n / parallel / 1e6,
-               cold_dtw / cold_count * 1e6, cold_wld / cold_count * 1e6, wld_bytes / 1e6, dtw_bytes / 1e6);
+               cold_dtw / cold_count * 1e6, cold_wld / cold_count * 1e6, values_bytes / 1e6, wld_bytes / 1e3,
+               dtw_bytes / 1e3);
     if (sum == 42 && shared_sum == 42) fmt::print(" ");
 }
 
@@ -118,10 +121,11 @@ int main(int argc, char** argv) {
     fmt::print("probe_bench on {}: {} random positions without a capture, best of {}; {} threads\n",
                bench::cpu_model(), count, runs, threads);
     fmt::print("warm: million probes per second per thread (C++ dtw, C++ wdl, C API dtw, {} threads dtw each);\n"
-               "cold: microseconds for a probe that decompresses its block (2^16 positions); table sizes in MB\n",
+               "cold: microseconds for a probe that decompresses its block (2^16 positions);\n"
+               "the .dtw values decompressed (MB), the files (KB)\n",
                threads);
-    fmt::print("{:<14} {:<8} {:>10} {:>10} {:>10} {:>12} {:>10} {:>10} {:>9} {:>9}\n", "variant", "material",
-               "dtw", "wdl", "C dtw", "threads", "cold dtw", "cold wld", ".wld MB", ".dtw MB");
+    fmt::print("{:<14} {:<8} {:>7} {:>7} {:>7} {:>9} {:>9} {:>9} {:>9} {:>8} {:>8}\n", "variant", "material", "dtw",
+               "wdl", "C dtw", "threads", "cold dtw", "cold wld", "values", ".wld KB", ".dtw KB");
     run<draughts::American>("KKvKK", count, runs, threads);
     run<draughts::Brazilian>("KKvKM", count, runs, threads);
     run<draughts::International>("KKvK", count, runs, threads);
