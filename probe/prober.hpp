@@ -36,9 +36,16 @@ public:
     };
 
     explicit Prober(const std::filesystem::path& dir, std::size_t cache_bytes = default_cache_bytes)
-        : tables_(std::string(V::name), dir, [](const Material& m) { return Index<N>(m).size(); }, cache_bytes) {
-        for (const Material& m : tables_.materials())
-            indexes_.push_back({Index<N>(m), Index<N>(m.mirrored())});
+        : tables_(std::string(V::name), dir, index_size, cache_bytes) {
+        // A file named after a material too large for the board has no index:
+        // its probes report the file (locate) instead of failing the whole directory.
+        for (const Material& m : tables_.materials()) {
+            try {
+                indexes_.emplace_back(std::in_place, Index<N>(m), Index<N>(m.mirrored()));
+            } catch (const IndexError&) {
+                indexes_.emplace_back();
+            }
+        }
     }
 
     const TableSet& tables() const noexcept { return tables_; }
@@ -110,7 +117,10 @@ public:
                              "no table of " + canonical.name() + " in " + tables_.directory().string() +
                                  " (build it with dtb build --material " + canonical.name() + ")");
         }
-        const auto& [own, mirror] = indexes_[found.slot];
+        if (!indexes_[found.slot])
+            throw TableError(TableErrorKind::foreign, tables_.path_of(tables_.materials()[found.slot], TableKind::wld),
+                             "material " + m.name() + " has too many placements for a 64-bit index on this board");
+        const auto& [own, mirror] = *indexes_[found.slot];
         if (!found.mirrored) return {found.slot, own.rank(q)};
         return {found.slot, own.size() + mirror.rank(q)};
     }
@@ -167,8 +177,16 @@ private:
         return value_of_dtw_code(tables_.stored_dtw_code(at.slot, at.g));
     }
 
+    static std::uint64_t index_size(const Material& m) {
+        try {
+            return Index<N>(m).size();
+        } catch (const IndexError&) {
+            return 0;  // no file can match: the table is refused as foreign
+        }
+    }
+
     TableSet tables_;
-    std::vector<std::pair<Index<N>, Index<N>>> indexes_;  // per table: the material and its mirror
+    std::vector<std::optional<std::pair<Index<N>, Index<N>>>> indexes_;  // per table: the material and its mirror
 };
 
 }  // namespace dtb

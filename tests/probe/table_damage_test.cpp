@@ -286,3 +286,29 @@ TEST_F(TableDamage, IllegalPositionsAreRefused) {
 
 }  // namespace
 }  // namespace dtb
+
+namespace dtb {
+namespace {
+
+// A file named after a material too large for a 64-bit index on the board
+// does not stop the directory from opening; it is reported when used.
+TEST(TableDirectory, FileOfAMaterialBeyondTheIndexIsReportedNotFatal) {
+    const test::TemporaryDirectory dir("too-large");
+    const auto tables = dir.path() / "international";
+    std::filesystem::create_directories(tables);
+    test::write_synthetic_tables<draughts::International>(tables, Material::parse("KvK"));
+    std::ofstream(tables / "KKKKMMMMvKKKKMMMM.wld") << "not a table";
+    const Prober<draughts::International> prober(dir.path());
+    EXPECT_NO_THROW(prober.value(draughts::parse_fen<10>("W:WK1:BK50")));
+    const int slot = prober.tables().find(Material::parse("KKKKMMMMvKKKKMMMM")).slot;
+    ASSERT_GE(slot, 0);
+    try {
+        prober.tables().file(slot, TableKind::wld);
+        FAIL() << "a file that is not a table was opened";
+    } catch (const TableError& e) {
+        EXPECT_EQ(e.kind(), TableErrorKind::foreign) << e.what();
+    }
+}
+
+}  // namespace
+}  // namespace dtb
