@@ -6,7 +6,13 @@ namespace draughts::detail {
 
 namespace {
 
-std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
+// Appends rather than `"'" + std::string(s)`, which trips GCC 12's false -Wrestrict (GCC bug 105329).
+std::string quoted(std::string_view s) {
+    std::string q(1, '\'');
+    q += s;
+    q += '\'';
+    return q;
+}
 
 std::string_view trim(std::string_view s) {
     while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
