@@ -1,0 +1,113 @@
+// Tables with the true values of small materials, from the brute-force solver
+// written in the tests (brute_force.hpp), written by the builder's writer and
+// probed: every position's value, and the best line from every won or lost
+// position, which must end the game in exactly the distance probed.
+#include <gtest/gtest.h>
+
+#include "dtb.h"
+#include "draughts/notation.hpp"
+#include "draughts/variant.hpp"
+#include "probe/prober.hpp"
+#include "tests/probe/brute_force.hpp"
+
+namespace dtb {
+namespace {
+
+template <class V>
+void check_true_tables(const std::vector<Material>& targets) {
+    constexpr int N = V::board_size;
+    const test::BruteForce<V> truth(targets);
+    const test::TemporaryDirectory dir{"true-" + std::string(V::name)};
+    const auto tables = dir.path() / std::string(V::name);
+    std::filesystem::create_directories(tables);
+    for (const Material& c : build_order(targets)) {
+        const Index<N> own(c), mirror(c.mirrored());
+        TableSpec spec{std::string(V::name), N, c, own.size(), 10, 3, ""};
+        write_tables(tables, spec, [&](std::uint64_t first, std::span<std::uint32_t> out) {
+            for (std::size_t i = 0; i < out.size(); ++i) {
+                const auto q = test::position_of(own, mirror, first + i);
+                out[i] = draughts::has_capture<V>(q) ? dont_care : truth.code(c, first + i);
+            }
+        });
+    }
+
+    const Prober<V> prober(dir.path());
+    std::uint64_t positions = 0, lines = 0, plies = 0;
+    int longest = 0;
+    for (const Material& c : build_order(targets)) {
+        for (const Material& m : {c, c.mirrored()}) {
+            const Index<N> index(m);
+            for (std::uint64_t i = 0; i < index.size(); ++i) {
+                for (const auto& p : {index.unrank(i), index.unrank(i).flipped()}) {
+                    const test::Score s = truth.score(p);
+                    const Value v = prober.value(p);
+                    ++positions;
+                    ASSERT_EQ(static_cast<int>(v.wdl), s.wdl) << draughts::to_fen(p);
+                    ASSERT_EQ(v.plies, s.plies) << draughts::to_fen(p);
+                    const auto line = prober.best_line(p);
+                    if (v.wdl == Wdl::draw) {
+                        if (line.empty()) continue;
+                        auto after = p;
+                        draughts::make_move(after, line[0]);
+                        ASSERT_EQ(truth.score(after).wdl, 0) << "the drawing move of " << draughts::to_fen(p);
+                        continue;
+                    }
+                    ASSERT_EQ(static_cast<int>(line.size()), v.plies) << draughts::to_fen(p);
+                    // Follow the line: each move keeps the distance, and the end is a lost position.
+                    auto q = p;
+                    for (std::size_t k = 0; k < line.size(); ++k) {
+                        const test::Score before = truth.score(q);
+                        draughts::make_move(q, line[k]);
+                        const test::Score after = truth.score(q);
+                        ASSERT_EQ(after.wdl, -before.wdl) << draughts::to_fen(p) << " move " << k;
+                        ASSERT_EQ(after.plies, before.plies - 1) << draughts::to_fen(p) << " move " << k;
+                    }
+                    draughts::MoveList<N> moves;
+                    if (q.pieces(q.side_to_move) != 0) draughts::generate_moves<V>(q, moves);
+                    ASSERT_TRUE(moves.empty()) << "the line from " << draughts::to_fen(p) << " ends in a live position";
+                    ++lines;
+                    plies += line.size();
+                    longest = std::max(longest, v.plies);
+                }
+            }
+        }
+    }
+    EXPECT_GT(lines, 0u);
+    std::printf("%s: %llu positions probed against the brute-force solver, %llu best lines followed (%llu plies, "
+                "longest %d)\n",
+                std::string(V::name).c_str(), static_cast<unsigned long long>(positions),
+                static_cast<unsigned long long>(lines), static_cast<unsigned long long>(plies), longest);
+
+    // The C API's line agrees with the C++ one.
+    dtb_tablebase* c = nullptr;
+    ASSERT_EQ(dtb_open(std::string(V::name).c_str(), dir.path().c_str(), 0, &c), DTB_OK);
+    const Index<N> index(targets.front());
+    for (std::uint64_t i = 0; i < index.size(); i += 97) {
+        const auto p = index.unrank(i);
+        dtb_position d{};
+        ASSERT_EQ(dtb_parse_fen(c, draughts::to_fen(p).c_str(), &d), DTB_OK);
+        std::vector<dtb_move> moves(64);
+        std::size_t count = 0;
+        ASSERT_EQ(dtb_best_line(c, &d, moves.data(), moves.size(), &count), DTB_OK) << dtb_last_error();
+        const auto line = prober.best_line(p);
+        ASSERT_EQ(count, line.size());
+        auto q = p;
+        for (std::size_t k = 0; k < std::min(count, moves.size()); ++k) {
+            EXPECT_EQ(std::string(moves[k].text), draughts::move_to_text<V>(q, line[k]));
+            draughts::make_move(q, line[k]);
+        }
+    }
+    dtb_close(c);
+}
+
+TEST(TrueTables, AmericanKingsAndAMan) {
+    check_true_tables<draughts::American>({Material::parse("KKvK"), Material::parse("KMvK")});
+}
+TEST(TrueTables, BrazilianKings) { check_true_tables<draughts::Brazilian>({Material::parse("KKvK")}); }
+TEST(TrueTables, RussianManAgainstKing) { check_true_tables<draughts::Russian>({Material::parse("KMvK")}); }
+TEST(TrueTables, InternationalKingsAndAMan) {
+    check_true_tables<draughts::International>({Material::parse("KKvK"), Material::parse("KMvK")});
+}
+
+}  // namespace
+}  // namespace dtb
