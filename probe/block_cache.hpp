@@ -71,6 +71,8 @@ public:
     }
 
     Stats stats() const;
+    // The shard a block belongs to.
+    static std::size_t shard_of(const Key& k) noexcept { return KeyHash{}(k) >> 58; }
     // Drops every block, the threads' recent ones included (they are no
     // longer used): the next probes decompress again.
     void clear();
@@ -107,7 +109,6 @@ private:
     static Recent& recent_blocks() noexcept;
     // A number no other cache, and no earlier state of this one, has had.
     static std::uint64_t new_generation() noexcept;
-    static std::size_t shard_of(const Key& k) noexcept { return KeyHash{}(k) >> 58; }
     Block find(const Key& key);
     // The block cached now, or the one another thread cached first.
     Block insert(const Key& key, Block block);
