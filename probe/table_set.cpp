@@ -62,16 +62,22 @@ const TableFile& TableSet::file(int slot, TableKind kind) const {
     if (const TableFile* f = s.open[k].load(std::memory_order_acquire)) return *f;
     std::lock_guard lock(open_mutex_);
     if (const TableFile* f = s.open[k].load(std::memory_order_relaxed)) return *f;
+    if (s.failure[k]) std::rethrow_exception(s.failure[k]);
     const std::filesystem::path path = path_of(s.material, kind);
     if (!s.present[k]) throw TableError(TableErrorKind::missing, path, "no such file");
-    auto table = std::make_unique<TableFile>(TableFile::open(path, {variant_, s.material, kind}));
-    const std::uint64_t expected = index_size_(s.material);
-    if (table->header().positions_per_side != expected)
-        throw TableError(TableErrorKind::foreign, path,
-                         "holds " + std::to_string(table->header().positions_per_side) +
-                             " positions per side, the index of " + s.material.name() + " has " +
-                             std::to_string(expected));
-    s.storage[k] = std::move(table);
+    try {
+        auto table = std::make_unique<TableFile>(TableFile::open(path, {variant_, s.material, kind}));
+        const std::uint64_t expected = index_size_(s.material);
+        if (table->header().positions_per_side != expected)
+            throw TableError(TableErrorKind::foreign, path,
+                             "holds " + std::to_string(table->header().positions_per_side) +
+                                 " positions per side, the index of " + s.material.name() + " has " +
+                                 std::to_string(expected));
+        s.storage[k] = std::move(table);
+    } catch (const TableError&) {
+        s.failure[k] = std::current_exception();
+        throw;
+    }
     s.open[k].store(s.storage[k].get(), std::memory_order_release);
     return *s.storage[k];
 }

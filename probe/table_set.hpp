@@ -56,7 +56,8 @@ public:
     const std::vector<Material>& materials() const noexcept { return materials_; }
     bool has(int slot, TableKind kind) const noexcept { return slots_[slot].present[static_cast<int>(kind)]; }
 
-    // The file, opened and checked on first use. Throws TableError.
+    // The file, opened and checked on first use. Throws TableError, the
+    // same one every time for a file that failed (until the set is reopened).
     const TableFile& file(int slot, TableKind kind) const;
 
     // Stored values of position g of a table (docs/format.md): the win/draw/loss
@@ -73,6 +74,9 @@ private:
         std::array<bool, 2> present{};
         std::array<std::atomic<const TableFile*>, 2> open{};
         std::array<std::unique_ptr<TableFile>, 2> storage;
+        // Why a file could not be opened: kept, so that probes of a damaged
+        // table do not map and check it again each time.
+        std::array<std::exception_ptr, 2> failure;
     };
 
     // Open addressing over the packed counts: no division, no allocation.
