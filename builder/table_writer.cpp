@@ -156,7 +156,7 @@ WrittenTables write_tables(const std::filesystem::path& directory, const TableSp
         codes.resize(header.block_values(b));
         values(b << header.block_shift, codes);
     };
-    const std::uint32_t max_code = tbb::parallel_reduce(
+    const std::uint32_t max_code = spec.max_code ? *spec.max_code : tbb::parallel_reduce(
         tbb::blocked_range<std::uint64_t>(0, blocks), std::uint32_t{0},
         [&](const tbb::blocked_range<std::uint64_t>& r, std::uint32_t m) {
             std::vector<std::uint32_t> codes;
@@ -195,6 +195,10 @@ WrittenTables write_tables(const std::filesystem::path& directory, const TableSp
             std::vector<std::uint32_t> codes;
             std::vector<std::byte> wld, dtw;
             block_codes(first + i, codes);
+            for (std::uint32_t c : codes)
+                if (c != dont_care && c > max_code)
+                    throw std::runtime_error("a DTW code of " + std::to_string(c) + " exceeds the largest announced, " +
+                                             std::to_string(max_code));
             encode_block(codes, written.dtw_bits, wld, dtw);
             batch[i] = {compress(wld, spec.compression_level), compress(dtw, spec.compression_level)};
         });

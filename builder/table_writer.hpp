@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -30,6 +31,10 @@ struct TableSpec {
     // JSON with tool, date and options (docs/format.md); empty: dtb's version,
     // the time now and no options.
     std::string provenance;
+    // The largest DTW code the source will give, if the caller knows it (the
+    // solver does): it picks the .dtw width without a first pass over the
+    // values. A larger code met while writing is an error.
+    std::optional<std::uint32_t> max_code;
 };
 
 // Fills out[i] with the DTW code (value.hpp: 0 draw, plies + 1) of position
@@ -43,7 +48,7 @@ struct WrittenTables {
     std::uint64_t wld_bytes = 0;
     std::uint64_t dtw_bytes = 0;
     int dtw_bits = 8;
-    std::uint32_t max_code = 0;  // the largest DTW code stored
+    std::uint32_t max_code = 0;  // the largest DTW code: announced by the spec, or found
 };
 
 // Writes DIRECTORY/MATERIAL.wld and .dtw. Throws std::runtime_error if a code

@@ -5,7 +5,7 @@ namespace dtb {
 static_assert(BlockCache::shard_count == 64, "shard_of takes the top 6 bits of the hash");
 
 BlockCache::BlockCache(std::size_t memory_limit)
-    : memory_limit_(memory_limit), shard_limit_(memory_limit / shard_count), generation_(new_generation()) {}
+    : shard_limit_(memory_limit / shard_count), generation_(new_generation()) {}
 
 BlockCache::Recent& BlockCache::recent_blocks() noexcept {
     thread_local Recent recent;

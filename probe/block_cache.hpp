@@ -48,8 +48,6 @@ public:
     // recent_per_thread blocks until it probes others or exits.
     explicit BlockCache(std::size_t memory_limit);
 
-    std::size_t memory_limit() const noexcept { return memory_limit_; }
-
     // Calls use(std::span<const std::byte>) on the block `key` and returns its
     // result. A block not in the cache is made by load(std::span<std::byte>)
     // into `bytes` bytes first; if load throws, nothing is cached.
@@ -113,7 +111,6 @@ private:
     // The block cached now, or the one another thread cached first.
     Block insert(const Key& key, Block block);
 
-    std::size_t memory_limit_;
     std::size_t shard_limit_;
     std::atomic<std::uint64_t> generation_;
     std::array<Shard, shard_count> shards_;

@@ -125,7 +125,7 @@ void TableFile::verify() const {
         // Every written 2-bit value is 0, 1 or 2; unused bits of the last byte are zero.
         const std::uint64_t values = header_.block_values(b);
         for (std::uint64_t k = 0; k < values; ++k)
-            if (((std::to_integer<unsigned>(buffer[k / 4]) >> (2 * (k % 4))) & 3) == 3)
+            if (value_at(buffer, 2, k) == 3)
                 throw TableError(TableErrorKind::corrupted, path_,
                                  "block " + std::to_string(b) + " holds an unwritten value at position " +
                                      std::to_string(k));

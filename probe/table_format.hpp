@@ -68,6 +68,14 @@ struct DecodedTable {
 };
 DecodedTable decode_table(std::span<const std::byte> file, const std::filesystem::path& file_name);
 
+// Value k of a decompressed block of `value_bits`-bit values (2, 8 or 16),
+// as docs/format.md ("Values") lays them out.
+inline std::uint32_t value_at(std::span<const std::byte> block, int value_bits, std::uint64_t k) noexcept {
+    if (value_bits == 2) return (std::to_integer<std::uint32_t>(block[k / 4]) >> (2 * (k % 4))) & 3;
+    if (value_bits == 8) return std::to_integer<std::uint32_t>(block[k]);
+    return std::to_integer<std::uint32_t>(block[2 * k]) | std::to_integer<std::uint32_t>(block[2 * k + 1]) << 8;
+}
+
 // XXH3-64, seed 0, as the format uses it.
 std::uint64_t checksum(std::span<const std::byte> bytes) noexcept;
 

@@ -82,8 +82,7 @@ const TableFile& TableSet::file(int slot, TableKind kind) const {
     return *s.storage[k];
 }
 
-template <class Decode>
-auto TableSet::read_value(int slot, TableKind kind, std::uint64_t g, Decode&& decode) const {
+std::uint32_t TableSet::stored_code(int slot, TableKind kind, std::uint64_t g) const {
     const TableFile& f = file(slot, kind);
     const TableHeader& h = f.header();
     const std::uint64_t block = g >> h.block_shift;
@@ -91,14 +90,12 @@ auto TableSet::read_value(int slot, TableKind kind, std::uint64_t g, Decode&& de
     const BlockCache::Key key{static_cast<std::uint32_t>(2 * slot + static_cast<int>(kind)), block};
     return cache_.with_block(
         key, h.block_bytes(block), [&](std::span<std::byte> out) { f.read_block(block, out); },
-        [&](std::span<const std::byte> bytes) { return decode(f, bytes, k); });
+        [&](std::span<const std::byte> bytes) { return value_at(bytes, h.value_bits, k); });
 }
 
 Wdl TableSet::stored_wdl(int slot, std::uint64_t g) const {
     if (!has(slot, TableKind::wld)) return value_of_dtw_code(stored_dtw_code(slot, g)).wdl;
-    const unsigned code = read_value(slot, TableKind::wld, g, [](const TableFile&, auto bytes, std::uint64_t k) {
-        return (std::to_integer<unsigned>(bytes[k / 4]) >> (2 * (k % 4))) & 3;
-    });
+    const std::uint32_t code = stored_code(slot, TableKind::wld, g);
     if (code == wld_unwritten)
         throw TableError(TableErrorKind::corrupted, path_of(slots_[slot].material, TableKind::wld),
                          "position " + std::to_string(g) + " holds the value never written");
@@ -106,10 +103,7 @@ Wdl TableSet::stored_wdl(int slot, std::uint64_t g) const {
 }
 
 std::uint32_t TableSet::stored_dtw_code(int slot, std::uint64_t g) const {
-    return read_value(slot, TableKind::dtw, g, [](const TableFile& f, auto bytes, std::uint64_t k) -> std::uint32_t {
-        if (f.header().value_bits == 8) return std::to_integer<std::uint32_t>(bytes[k]);
-        return std::to_integer<std::uint32_t>(bytes[2 * k]) | std::to_integer<std::uint32_t>(bytes[2 * k + 1]) << 8;
-    });
+    return stored_code(slot, TableKind::dtw, g);
 }
 
 }  // namespace dtb

@@ -93,8 +93,8 @@ private:
     std::size_t hash(std::uint32_t key) const noexcept {
         return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ULL) >> 40) & lookup_mask_;
     }
-    template <class Decode>
-    auto read_value(int slot, TableKind kind, std::uint64_t g, Decode&& decode) const;
+    // Stored value g of a file, read through the cache.
+    std::uint32_t stored_code(int slot, TableKind kind, std::uint64_t g) const;
 
     std::string variant_;
     std::filesystem::path directory_;

@@ -201,6 +201,20 @@ TEST_F(TableDamage, HugeBlockCountIsTruncationNotAWrapRound) {
     }
 }
 
+// A write that fails half way (here: a code larger than announced) leaves
+// neither the table nor its temporary file behind.
+TEST_F(TableDamage, FailedWriteLeavesNothingBehind) {
+    const test::TemporaryDirectory dir("failed-write");
+    const Material m = Material::parse("KKvK");
+    TableSpec spec{"brazilian", 8, m, Index<8>(m).size(), 10, 3, "", std::uint32_t{5}};
+    EXPECT_THROW(write_tables(dir.path(), spec,
+                              [](std::uint64_t first, std::span<std::uint32_t> out) {
+                                  for (std::size_t i = 0; i < out.size(); ++i) out[i] = (first + i) % 9;
+                              }),
+                 std::runtime_error);
+    EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
+}
+
 TEST_F(TableDamage, TableOfAnotherVariantOrMaterialIsRefused) {
     const auto dir = fresh_copy();
     std::filesystem::copy_file(dir / "russian" / "KKvKK.dtw", dir / "brazilian" / "KKvKK.dtw",
