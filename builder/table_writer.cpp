@@ -4,8 +4,11 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <fmt/chrono.h>
@@ -93,14 +96,16 @@ public:
         offsets_.push_back(offsets_.back() + compressed.size());
     }
 
-    // Writes the tables, flushes to disk and renames into place; returns the size.
-    std::uint64_t finish() {
+    // Writes the tables, flushes to disk and renames into place; returns the
+    // file's size and table checksum.
+    std::pair<std::uint64_t, std::uint64_t> finish() {
         std::vector<std::byte> tables = header_bytes_;
         tables.resize(header_.blocks_start());
         std::byte* p = tables.data() + header_.header_size;
         for (std::uint64_t o : offsets_) store_u64(std::exchange(p, p + 8), o);
         for (std::uint64_t c : checksums_) store_u64(std::exchange(p, p + 8), c);
-        store_u64(p, checksum(std::span<const std::byte>(tables).first(tables.size() - 8)));
+        const std::uint64_t table_checksum = checksum(std::span<const std::byte>(tables).first(tables.size() - 8));
+        store_u64(p, table_checksum);
         if (std::fseek(file_, 0, SEEK_SET) != 0) fail("cannot seek in");
         put(tables);
         if (std::fflush(file_) != 0 || fsync(fileno(file_)) != 0) fail("cannot flush");
@@ -111,7 +116,7 @@ public:
         std::filesystem::rename(temporary_, final_, error);
         if (error) throw std::runtime_error("cannot rename " + temporary_.string() + " to " + final_.string() + ": " +
                                             error.message());
-        return offsets_.back();
+        return {offsets_.back(), table_checksum};
     }
 
 private:
@@ -134,7 +139,16 @@ private:
 }  // namespace
 
 std::string make_provenance(const std::string& options) {
-    const auto now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
+    auto now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
+    // Reproducible builds (reproducible-builds.org): a fixed date from the environment.
+    if (const char* epoch = std::getenv("SOURCE_DATE_EPOCH"); epoch && *epoch) {
+        char* end = nullptr;
+        const long long seconds = std::strtoll(epoch, &end, 10);
+        if (*end != '\0' || seconds < 0)
+            throw std::runtime_error(std::string("SOURCE_DATE_EPOCH='") + epoch +
+                                     "' is not a number of seconds since 1970: set it to one, or unset it");
+        now = std::chrono::sys_seconds(std::chrono::seconds(seconds));
+    }
     const nlohmann::json j = {{"tool", std::string("dtb ") + DTB_VERSION},
                               {"date", fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", now)},
                               {"options", options}};
@@ -207,8 +221,8 @@ WrittenTables write_tables(const std::filesystem::path& directory, const TableSp
             dtw_file.add_block(c.dtw);
         }
     }
-    written.wld_bytes = wld_file.finish();
-    written.dtw_bytes = dtw_file.finish();
+    std::tie(written.wld_bytes, written.wld_checksum) = wld_file.finish();
+    std::tie(written.dtw_bytes, written.dtw_checksum) = dtw_file.finish();
     return written;
 }
 

@@ -47,6 +47,8 @@ struct WrittenTables {
     std::filesystem::path dtw;
     std::uint64_t wld_bytes = 0;
     std::uint64_t dtw_bytes = 0;
+    std::uint64_t wld_checksum = 0;  // the table checksums (docs/format.md)
+    std::uint64_t dtw_checksum = 0;
     int dtw_bits = 8;
     std::uint32_t max_code = 0;  // the largest DTW code: announced by the spec, or found
 };
@@ -55,7 +57,8 @@ struct WrittenTables {
 // is larger than 65,535 or a file cannot be written.
 WrittenTables write_tables(const std::filesystem::path& directory, const TableSpec& spec, const ValueSource& values);
 
-// The provenance JSON for `options` (the command line), with dtb's version and the time now.
+// The provenance JSON for `options` (the command line), with dtb's version and
+// the time now, or the time SOURCE_DATE_EPOCH gives if it is set.
 std::string make_provenance(const std::string& options);
 
 }  // namespace dtb

@@ -261,21 +261,25 @@ struct Generator {
                                       (bit<B>(s) & G::promotion_row(Us)) != 0});
             });
         });
+        king_moves(p, [&](int from, int to) {
+            out.push_back(Move<N>{0, static_cast<std::uint8_t>(from), static_cast<std::uint8_t>(to), false});
+        });
+    }
+
+    // Calls f(from, to) (bit indices) for every move of a king of Us that is
+    // not a capture, whether or not Us has a capture.
+    template <class F>
+    [[gnu::always_inline]] static void king_moves(const Position<N>& p, F&& f) {
+        const B empty = p.empty();
         const B kings = p.kings_of(Us);
         if constexpr (V::flying_kings) {
             for_each_bit(kings, [&](int k) {
                 Dirs::all([&]<int D>() {
-                    for (B t = shift<D>(bit<B>(k)) & empty; t; t = shift<D>(t) & empty)
-                        out.push_back(Move<N>{0, static_cast<std::uint8_t>(k),
-                                              static_cast<std::uint8_t>(lowest_bit(t)), false});
+                    for (B t = shift<D>(bit<B>(k)) & empty; t; t = shift<D>(t) & empty) f(k, lowest_bit(t));
                 });
             });
         } else {
-            Dirs::all([&]<int D>() {
-                for_each_bit(shift<D>(kings) & empty, [&](int s) {
-                    out.push_back(Move<N>{0, static_cast<std::uint8_t>(s - D), static_cast<std::uint8_t>(s), false});
-                });
-            });
+            Dirs::all([&]<int D>() { for_each_bit(shift<D>(kings) & empty, [&](int s) { f(s - D, s); }); });
         }
     }
 
@@ -331,6 +335,17 @@ template <class V>
 int count_moves(const Position<V::board_size>& p) {
     return p.side_to_move == Color::white ? detail::Generator<V, Color::white>::count(p)
                                           : detail::Generator<V, Color::black>::count(p);
+}
+
+// Calls f(from, to) (bit indices) for every non-capturing move of a king of
+// colour `us`, whatever the side to move and whether or not a capture is due:
+// the solver's king-move edges, forwards and (they are reversible) backwards.
+template <class V, class F>
+void for_each_king_move(const Position<V::board_size>& p, Color us, F&& f) {
+    if (us == Color::white)
+        detail::Generator<V, Color::white>::king_moves(p, f);
+    else
+        detail::Generator<V, Color::black>::king_moves(p, f);
 }
 
 template <class V>

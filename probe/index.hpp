@@ -106,11 +106,7 @@ public:
         return p;
     }
 
-private:
-    static constexpr Bitboard row_1 = geometry::row_mask(0);
-    static constexpr Bitboard middle = geometry::board & ~row_1 & ~geometry::row_mask(N - 1);
-    static constexpr Bitboard white_area = geometry::board & ~row_1;
-
+    // The king placement of p among those of its men configuration, 0..king_placements()-1.
     std::uint64_t rank_kings(const Position& p) const noexcept {
         const Bitboard men = p.occupied() & ~p.kings;
         const Bitboard white_kings = p.kings_of(draughts::Color::white);
@@ -119,6 +115,7 @@ private:
                combination::rank(p.kings_of(draughts::Color::black), free & ~white_kings);
     }
 
+    // Adds the kings of placement `kings` to the men of p (which has no kings).
     void unrank_kings(std::uint64_t kings, Position& p) const noexcept {
         const std::uint64_t white = kings / black_king_divider_;
         const std::uint64_t black = kings - white * black_king_placements_;
@@ -129,6 +126,11 @@ private:
         p.black |= black_kings;
         p.kings = white_kings | black_kings;
     }
+
+private:
+    static constexpr Bitboard row_1 = geometry::row_mask(0);
+    static constexpr Bitboard middle = geometry::board & ~row_1 & ~geometry::row_mask(N - 1);
+    static constexpr Bitboard white_area = geometry::board & ~row_1;
 
     // Men configurations with j of Black's men on row 1.
     struct Split {

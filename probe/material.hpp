@@ -3,6 +3,7 @@
 #pragma once
 
 #include <compare>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -41,6 +42,13 @@ struct Material {
 
     friend auto operator<=>(const Material&, const Material&) = default;
 };
+
+// The four counts packed in 32 bits, a byte each (seven bits for Black's kings,
+// so that no key is ~0): a key for lookups.
+constexpr std::uint32_t material_key(const Material& m) noexcept {
+    return static_cast<std::uint32_t>(m.white_men & 0xFF) | static_cast<std::uint32_t>(m.white_kings & 0xFF) << 8 |
+           static_cast<std::uint32_t>(m.black_men & 0xFF) << 16 | static_cast<std::uint32_t>(m.black_kings & 0x7F) << 24;
+}
 
 // Every canonical material of exactly n pieces in which both sides have a piece.
 std::vector<Material> canonical_materials(int pieces);

@@ -44,6 +44,10 @@ TableFile::TableFile(std::unique_ptr<Bytes> bytes, const std::filesystem::path& 
     checksums_ = t.checksums;
 }
 
+std::uint64_t TableFile::table_checksum() const noexcept {
+    return load_u64(checksums_.data() + checksums_.size());  // it follows the block checksums
+}
+
 TableFile::TableFile(TableFile&&) noexcept = default;
 TableFile& TableFile::operator=(TableFile&&) noexcept = default;
 TableFile::~TableFile() = default;

@@ -36,6 +36,9 @@ public:
 
     const TableHeader& header() const noexcept { return header_; }
     const std::filesystem::path& path() const noexcept { return path_; }
+    // The checksum over the header, offsets and block checksums (docs/format.md):
+    // equal checksums mean the same table, whatever its file name or date.
+    std::uint64_t table_checksum() const noexcept;
 
     // Checks block `block`'s checksum and decompresses it into `out`, which
     // must hold header().block_bytes(block) bytes. Thread safe.

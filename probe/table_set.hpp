@@ -85,11 +85,7 @@ private:
         Found found;
     };
     static constexpr std::uint32_t empty_key = ~std::uint32_t{0};
-    static std::uint32_t key_of(const Material& m) noexcept {
-        return static_cast<std::uint32_t>(m.white_men & 0xFF) | static_cast<std::uint32_t>(m.white_kings & 0xFF) << 8 |
-               static_cast<std::uint32_t>(m.black_men & 0xFF) << 16 |
-               static_cast<std::uint32_t>(m.black_kings & 0x7F) << 24;
-    }
+    static std::uint32_t key_of(const Material& m) noexcept { return material_key(m); }  // never empty_key
     std::size_t hash(std::uint32_t key) const noexcept {
         return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ULL) >> 40) & lookup_mask_;
     }

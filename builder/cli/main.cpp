@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
     dtb::cli::add_probe_command(app);
     dtb::cli::add_stats_command(app);
     dtb::cli::add_verify_command(app);
+    dtb::cli::add_build_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

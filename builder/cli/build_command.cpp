@@ -1,0 +1,90 @@
+// `dtb build`: solves the materials asked for and all they lead to and writes
+// their tables and the manifest (DESIGN.md §6, §7, §10). A build that was
+// stopped, killed included, resumes when started again.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/core.h>
+
+#include "builder/build.hpp"
+#include "builder/cli/commands.hpp"
+#include "builder/table_writer.hpp"
+
+namespace dtb::cli {
+
+namespace {
+
+struct BuildCommandOptions {
+    std::string variant;
+    std::string dir;
+    int pieces = 0;
+    std::vector<std::string> materials;
+    int threads = 0;
+    double memory_gib = 0;
+    std::string output = "auto";
+    int compression_level = 12;
+};
+
+void run_build(const BuildCommandOptions& c) {
+    BuildOptions o;
+    o.variant = c.variant;
+    o.dir = c.dir;
+    if (c.pieces > 0) o.targets = materials_up_to(c.pieces);
+    for (const std::string& name : c.materials) o.targets.push_back(Material::parse(name).canonical());
+    o.threads = c.threads;
+    o.memory_bytes = static_cast<std::uint64_t>(c.memory_gib * static_cast<double>(std::uint64_t{1} << 30));
+    o.compression_level = c.compression_level;
+    o.output = c.output == "terminal" ? BuildOptions::Output::terminal
+               : c.output == "log"    ? BuildOptions::Output::log
+               : c.output == "quiet"  ? BuildOptions::Output::quiet
+                                      : BuildOptions::Output::automatic;
+    o.options = fmt::format("--variant {}", c.variant);
+    if (c.pieces > 0) o.options += fmt::format(" --pieces {}", c.pieces);
+    for (const std::string& name : c.materials) o.options += " --material " + name;
+    const BuildReport r = build_tables(o);
+    std::size_t built = 0, skipped = 0;
+    std::uint64_t wld = 0, dtw = 0;
+    for (const MaterialReport& m : r.materials) {
+        (m.skipped ? skipped : built) += 1;
+        wld += m.entry.wld_bytes;
+        dtw += m.entry.dtw_bytes;
+    }
+    const double rate = r.seconds > 0 ? static_cast<double>(r.positions_built) / r.seconds : 0;
+    fmt::print("built {} materials ({} positions) in {:.1f} s, {:.1f} M positions/s; {} already built; "
+               "tables {} bytes .wld, {} bytes .dtw; peak memory {} MiB\n",
+               built, r.positions_built, r.seconds, rate / 1e6, skipped, wld, dtw, r.peak_memory_bytes >> 20);
+}
+
+}  // namespace
+
+void add_build_command(CLI::App& app) {
+    auto options = std::make_shared<BuildCommandOptions>();
+    auto* cmd = app.add_subcommand(
+        "build", "Solve materials and write their .wld and .dtw tables (resumes a build that was stopped)");
+    add_variant_option(*cmd, options->variant);
+    add_dir_option(*cmd, options->dir);
+    auto* pieces = cmd->add_option("--pieces", options->pieces, "every material of up to N pieces")
+                       ->check(CLI::Range(2, 24));
+    auto* material = cmd->add_option("--material", options->materials,
+                                     "a material such as KKKvK, with all it leads to (repeat for more)");
+    pieces->excludes(material);
+    material->excludes(pieces);
+    cmd->add_option("--threads", options->threads, "threads (default: every core)")->check(CLI::Range(1, 4096));
+    cmd->add_option("--memory", options->memory_gib,
+                    "GiB for solved tables kept in memory for the materials that read them "
+                    "(default: three quarters of the machine's); the rest are read from disk")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--output", options->output,
+                    "auto (a progress display on a terminal, else a line per material), terminal, log or quiet")
+        ->check(CLI::IsMember({"auto", "terminal", "log", "quiet"}));
+    cmd->add_option("--compression-level", options->compression_level, "zstd level of the table blocks")
+        ->check(CLI::Range(1, 22));
+    cmd->callback([options, pieces, material] {
+        if (pieces->count() == 0 && material->count() == 0)
+            throw CLI::RequiredError("--pieces N or --material M");
+        run_build(*options);
+    });
+}
+
+}  // namespace dtb::cli

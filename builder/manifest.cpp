@@ -1,0 +1,109 @@
+#include "builder/manifest.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+#include <utility>
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+namespace dtb {
+
+namespace {
+
+constexpr const char* format_name = "dtb-manifest";
+constexpr int manifest_version = 1;
+
+std::string hex(std::uint64_t v) { return fmt::format("{:016x}", v); }
+
+std::uint64_t from_hex(const std::string& s) {
+    std::size_t used = 0;
+    const std::uint64_t v = std::stoull(s, &used, 16);
+    if (used != s.size() || s.size() != 16) throw std::invalid_argument("not 16 hexadecimal digits: " + s);
+    return v;
+}
+
+}  // namespace
+
+Manifest Manifest::load(const std::filesystem::path& file, const std::string& variant) {
+    Manifest m;
+    m.variant_ = variant;
+    std::ifstream in(file);
+    if (!in) {
+        if (!std::filesystem::exists(file)) return m;
+        throw std::runtime_error("cannot read " + file.string() + ": " + std::strerror(errno));
+    }
+    try {
+        const nlohmann::json j = nlohmann::json::parse(in);
+        if (j.at("format") != format_name || j.at("version") != manifest_version)
+            throw std::invalid_argument("not a version 1 dtb manifest");
+        if (j.at("variant") != variant)
+            throw std::invalid_argument("it lists " + j.at("variant").get<std::string>() + " tables, not " + variant);
+        for (const auto& t : j.at("tables")) {
+            ManifestEntry e;
+            e.material = Material::parse(t.at("material").get<std::string>());
+            if (!e.material.is_canonical()) throw std::invalid_argument(e.material.name() + " is not canonical");
+            e.positions = t.at("positions").get<std::uint64_t>();
+            e.wld_bytes = t.at("wld").at("bytes").get<std::uint64_t>();
+            e.wld_checksum = from_hex(t.at("wld").at("checksum").get<std::string>());
+            e.dtw_bytes = t.at("dtw").at("bytes").get<std::uint64_t>();
+            e.dtw_checksum = from_hex(t.at("dtw").at("checksum").get<std::string>());
+            e.wins = t.at("wins").get<std::uint64_t>();
+            e.draws = t.at("draws").get<std::uint64_t>();
+            e.losses = t.at("losses").get<std::uint64_t>();
+            e.longest_win = t.at("longest_win").is_null() ? -1 : t.at("longest_win").get<int>();
+            e.seconds = t.at("seconds").get<double>();
+            m.put(e);
+        }
+    } catch (const std::exception& e) {  // json errors, MaterialError, the checks above
+        throw std::runtime_error("the manifest " + file.string() + " is damaged (" + e.what() +
+                                 "): remove it and run dtb build again; tables whose files hold are rebuilt, "
+                                 "the manifest with them");
+    }
+    return m;
+}
+
+const ManifestEntry* Manifest::find(const Material& m) const {
+    const auto it = entries_.find(m.name());
+    return it == entries_.end() ? nullptr : &it->second;
+}
+
+void Manifest::save(const std::filesystem::path& file) const {
+    nlohmann::ordered_json tables = nlohmann::ordered_json::array();
+    for (const auto& [name, e] : entries_) {
+        tables.push_back({{"material", name},
+                          {"positions", e.positions},
+                          {"wld", {{"file", name + ".wld"}, {"bytes", e.wld_bytes}, {"checksum", hex(e.wld_checksum)}}},
+                          {"dtw", {{"file", name + ".dtw"}, {"bytes", e.dtw_bytes}, {"checksum", hex(e.dtw_checksum)}}},
+                          {"wins", e.wins},
+                          {"draws", e.draws},
+                          {"losses", e.losses},
+                          {"longest_win", e.longest_win < 0 ? nlohmann::ordered_json(nullptr)
+                                                            : nlohmann::ordered_json(e.longest_win)},
+                          {"seconds", e.seconds}});
+    }
+    const nlohmann::ordered_json j = {
+        {"format", format_name}, {"version", manifest_version}, {"variant", variant_}, {"tables", tables}};
+    const std::string text = j.dump(1) + "\n";
+    const std::filesystem::path temporary = file.string() + ".tmp";
+    std::FILE* out = std::fopen(temporary.c_str(), "wb");
+    auto fail = [&](const char* what) {
+        const std::string reason = std::strerror(errno);
+        if (out) std::fclose(out);
+        std::filesystem::remove(temporary);
+        throw std::runtime_error(std::string(what) + " " + temporary.string() + ": " + reason);
+    };
+    if (!out) fail("cannot create");
+    if (std::fwrite(text.data(), 1, text.size(), out) != text.size()) fail("cannot write");
+    if (std::fflush(out) != 0 || fsync(fileno(out)) != 0) fail("cannot flush");
+    if (std::fclose(std::exchange(out, nullptr)) != 0) fail("cannot close");
+    std::error_code error;
+    std::filesystem::rename(temporary, file, error);
+    if (error) throw std::runtime_error("cannot rename " + temporary.string() + ": " + error.message());
+}
+
+}  // namespace dtb

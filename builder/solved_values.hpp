@@ -1,0 +1,91 @@
+// The values of solved materials as the solver keeps them in memory, and the
+// lookup of a position's value in the materials one move leads to.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include "probe/index.hpp"
+#include "probe/prober.hpp"
+#include "probe/table_format.hpp"
+#include "probe/value.hpp"
+
+namespace dtb {
+
+// Every position of one canonical material, both sides (docs/format.md,
+// "Positions"): its DTW code (value.hpp), capture positions included with
+// their true value, and one bit per position telling which have a capture
+// (the files store those as don't-care). Two bytes and one bit a position.
+struct SolvedValues {
+    Material material;
+    std::uint64_t positions_per_side = 0;
+    std::vector<std::uint16_t> codes;
+    std::vector<std::uint64_t> capture;
+    std::uint32_t max_code = 0;  // the largest code of a position without a capture (set by the solver)
+
+    SolvedValues() = default;
+    SolvedValues(const Material& canonical, std::uint64_t per_side)
+        : material(canonical),
+          positions_per_side(per_side),
+          codes(static_cast<std::size_t>(sides_of(canonical)) * per_side, 0),
+          capture((codes.size() + 63) / 64, 0) {}
+
+    bool has_capture(std::uint64_t g) const noexcept { return capture[g / 64] >> (g % 64) & 1; }
+    // Safe from several threads at once.
+    void mark_capture(std::uint64_t g) noexcept {
+        std::atomic_ref<std::uint64_t>(capture[g / 64]).fetch_or(std::uint64_t{1} << (g % 64),
+                                                                 std::memory_order_relaxed);
+    }
+    std::size_t bytes() const noexcept { return bytes_for(codes.size()); }
+    static std::size_t bytes_for(std::uint64_t positions) noexcept { return positions * 2 + (positions + 63) / 64 * 8; }
+};
+
+// The value of any position of the materials a material's moves lead to:
+// read from SolvedValues where they are in memory, through a Prober (the
+// table files and the probe cache) where they are not.
+template <class V>
+class Successors {
+public:
+    static constexpr int N = V::board_size;
+    using Position = draughts::Position<N>;
+
+    // `in_memory` holds the solved materials available; any other material
+    // reached is read through `prober` (which may be null if none is needed).
+    Successors(const std::vector<std::shared_ptr<const SolvedValues>>& in_memory, const Prober<V>* prober)
+        : prober_(prober) {
+        for (const auto& values : in_memory) {
+            const Material& m = values->material;
+            entries_.push_back({material_key(m), Index<N>(m), values->codes.data()});
+            if (m.mirrored() != m)
+                entries_.push_back({material_key(m.mirrored()), Index<N>(m.mirrored()),
+                                    values->codes.data() + values->positions_per_side});
+        }
+    }
+
+    // The value for the side to move in p (either colour), p a legal position.
+    Value value(const Position& p) const {
+        if (p.pieces(p.side_to_move) == 0) return Value::loss(0);
+        const Position q = white_to_move(p);
+        const std::uint32_t key = material_key(material_of(q));
+        for (const Entry& e : entries_)
+            if (e.key == key) return value_of_dtw_code(e.codes[e.index.rank(q)]);
+        if (!prober_)
+            throw std::logic_error("the solver reached material " + material_of(q).name() +
+                                   ", which is neither solved nor on disk");
+        return prober_->value(p);
+    }
+
+private:
+    struct Entry {
+        std::uint32_t key;
+        Index<N> index;
+        const std::uint16_t* codes;
+    };
+    std::vector<Entry> entries_;
+    const Prober<V>* prober_;
+};
+
+}  // namespace dtb

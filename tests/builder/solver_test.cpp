@@ -1,0 +1,72 @@
+// dtb build against the brute-force solver written in the tests
+// (tests/probe/brute_force.hpp: forward fixpoint iteration, sharing only the
+// move generator with the builder): every position of every material built,
+// either side to move, read back from the written tables through the probe
+// library, must have the brute-force value and distance.
+#include <gtest/gtest.h>
+
+#include "builder/build.hpp"
+#include "draughts/notation.hpp"
+#include "draughts/variant.hpp"
+#include "probe/prober.hpp"
+#include "tests/probe/brute_force.hpp"
+
+namespace dtb {
+namespace {
+
+// Builds every material of up to `pieces` pieces with `memory` bytes for
+// solved tables (0: the default; small: dependencies read from the files)
+// and compares every position with the brute-force solver.
+template <class V>
+void check_build(int pieces, std::uint64_t memory = 0) {
+    constexpr int N = V::board_size;
+    const std::vector<Material> targets = materials_up_to(pieces);
+    const test::BruteForce<V> truth(targets);
+    const test::TemporaryDirectory dir{"solver-" + std::string(V::name)};
+    BuildOptions o;
+    o.variant = std::string(V::name);
+    o.targets = targets;
+    o.dir = dir.path();
+    o.memory_bytes = memory;
+    o.block_shift = 10;
+    o.compression_level = 3;
+    o.output = BuildOptions::Output::quiet;
+    const BuildReport report = build_tables(o);
+    ASSERT_EQ(report.materials.size(), build_order(targets).size());
+
+    const Prober<V> prober(dir.path());
+    std::uint64_t positions = 0, wins = 0, draws = 0;
+    for (const Material& c : build_order(targets)) {
+        const Index<N> own(c), mirror(c.mirrored());
+        const std::uint64_t size = static_cast<std::uint64_t>(sides_of(c)) * own.size();
+        for (std::uint64_t g = 0; g < size; ++g) {
+            const auto p = test::position_of(own, mirror, g);
+            const test::Score s = truth.score(p);
+            const Value v = prober.value(p);
+            ASSERT_EQ(static_cast<int>(v.wdl), s.wdl) << c.name() << " " << draughts::to_fen(p);
+            ASSERT_EQ(v.plies, s.plies) << c.name() << " " << draughts::to_fen(p);
+            ++positions;
+            wins += s.wdl == 1;
+            draws += s.wdl == 0;
+        }
+    }
+    // Each kind of value occurs, so that the comparison means something.
+    EXPECT_GT(wins, 0u);
+    EXPECT_GT(draws, 0u);
+    std::printf("%s up to %d pieces: %llu positions agree (%llu wins, %llu draws)\n", std::string(V::name).c_str(),
+                pieces, static_cast<unsigned long long>(positions), static_cast<unsigned long long>(wins),
+                static_cast<unsigned long long>(draws));
+}
+
+TEST(Solver, AmericanUpTo3) { check_build<draughts::American>(3); }
+TEST(Solver, BrazilianUpTo3) { check_build<draughts::Brazilian>(3); }
+TEST(Solver, RussianUpTo3) { check_build<draughts::Russian>(3); }
+TEST(Solver, InternationalUpTo3) { check_build<draughts::International>(3); }
+TEST(Solver, CanadianUpTo3) { check_build<draughts::Canadian>(3); }
+TEST(Solver, International6UpTo5) { check_build<draughts::International6>(5); }
+TEST(Solver, American6UpTo5) { check_build<draughts::American6>(5); }
+// Dependencies read back from their files (the probe cache), not kept in memory.
+TEST(Solver, DependenciesFromDisk) { check_build<draughts::Brazilian>(3, 1); }
+
+}  // namespace
+}  // namespace dtb
