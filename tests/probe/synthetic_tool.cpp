@@ -4,6 +4,8 @@
 //   synthetic_tool expect VARIANT FEN              the value the tables must give (win N, loss N, draw)
 //   synthetic_tool stats VARIANT MATERIAL          counts per side to move, as `dtb stats` prints them
 //   synthetic_tool flip FILE OFFSET                inverts one byte of a file
+//   synthetic_tool alter VARIANT DIR MATERIAL      rewrites MATERIAL's tables, valid checksums and all, with
+//                                                  the first stored win two plies longer
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -11,6 +13,7 @@
 
 #include "draughts/notation.hpp"
 #include "draughts/variant.hpp"
+#include "probe/prober.hpp"
 #include "tests/probe/synthetic_tables.hpp"
 
 namespace {
@@ -52,6 +55,34 @@ void stats(const Material& m) {
     }
 }
 
+// A table whose files hold but whose values do not: only a check of the
+// values against the moves (dtb verify --full) can tell.
+template <class V>
+void alter(const std::filesystem::path& dir, const Material& m) {
+    const Prober<V> prober(dir);
+    const TableSet& tables = prober.tables();
+    const int slot = tables.find(m).slot;
+    if (slot < 0) throw std::runtime_error("no table of " + m.name());
+    const TableHeader& h = tables.file(slot, TableKind::dtw).header();
+    std::vector<std::uint32_t> codes(h.positions());
+    for (std::uint64_t g = 0; g < codes.size(); ++g) codes[g] = tables.stored_dtw_code(slot, g);
+    const auto won = std::find_if(codes.begin(), codes.end(), [](std::uint32_t c) { return c != 0 && c % 2 == 0; });
+    if (won == codes.end()) throw std::runtime_error(m.name() + " has no win to alter");
+    *won += 2;
+    TableSpec spec;
+    spec.variant = h.variant;
+    spec.board_size = h.board_size;
+    spec.material = h.material;
+    spec.positions_per_side = h.positions_per_side;
+    spec.block_shift = h.block_shift;
+    spec.provenance = h.provenance;
+    write_tables(tables.directory(), spec, [&](std::uint64_t first, std::span<std::uint32_t> out) {
+        std::copy_n(codes.begin() + static_cast<std::ptrdiff_t>(first), out.size(), out.begin());
+    });
+    std::printf("altered position %llu of %s\n", static_cast<unsigned long long>(won - codes.begin()),
+                m.name().c_str());
+}
+
 int run(const std::vector<std::string>& args) {
     const std::string& command = args.at(0);
     if (command == "flip") {
@@ -72,6 +103,8 @@ int run(const std::vector<std::string>& args) {
             for (const Material& m : build_order(targets)) test::write_synthetic_tables<V>(dir, m);
         } else if (command == "expect") {
             std::printf("%s\n", text(test::expected_score<V>(draughts::parse_fen<V::board_size>(args.at(2)))).c_str());
+        } else if (command == "alter") {
+            alter<V>(args.at(2), Material::parse(args.at(3)));
         } else if (command == "stats") {
             stats<V>(Material::parse(args.at(2)));
         } else {

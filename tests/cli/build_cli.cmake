@@ -1,0 +1,120 @@
+# `dtb build` from the command line: a build, `dtb verify --full` on it, a
+# table altered behind the manifest's back, a build killed (SIGKILL) after
+# writing a table and before listing it, builds killed at arbitrary moments,
+# each resumed: the tables at the end must be byte for byte those of the
+# uninterrupted build. SOURCE_DATE_EPOCH fixes the provenance date, so that
+# whole files compare. The values themselves are checked against the
+# brute-force solver in solver_tests.
+include(${CMAKE_CURRENT_LIST_DIR}/run.cmake)
+set(ENV{SOURCE_DATE_EPOCH} 1767225600)
+
+function(expect_in text what)
+  string(FIND "${text}" "${what}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "expected '${what}' in: ${text}")
+  endif()
+endfunction()
+
+# same_tables(a b): every table file of a/brazilian is in b/brazilian, identical, and the other way round.
+function(same_tables a b)
+  file(GLOB files RELATIVE ${a}/brazilian ${a}/brazilian/*.wld ${a}/brazilian/*.dtw)
+  file(GLOB others RELATIVE ${b}/brazilian ${b}/brazilian/*.wld ${b}/brazilian/*.dtw)
+  list(LENGTH files n)
+  list(LENGTH others n_other)
+  if(n EQUAL 0 OR NOT n EQUAL n_other)
+    message(FATAL_ERROR "${a} has ${n} tables, ${b} ${n_other}")
+  endif()
+  foreach(f IN LISTS files)
+    file(SHA256 ${a}/brazilian/${f} x)
+    file(SHA256 ${b}/brazilian/${f} y)
+    if(NOT x STREQUAL y)
+      message(FATAL_ERROR "${f} differs between ${a} and ${b}")
+    endif()
+  endforeach()
+endfunction()
+
+function(kill_after seconds dir)
+  execute_process(COMMAND timeout -s KILL ${seconds} ${DTB} build --variant brazilian --pieces 4 --dir ${dir}
+                  RESULT_VARIABLE status OUTPUT_QUIET ERROR_QUIET)
+  set(status "${status}" PARENT_SCOPE)
+endfunction()
+
+set(work ${WORK}/build-cli)
+file(REMOVE_RECURSE ${work})
+
+# The reference build; not on a terminal, one line per material.
+run(0 build --variant brazilian --pieces 4 --dir ${work}/whole)
+expect_in("${out}" "KKMvK")
+expect_in("${out}" "positions/s")
+expect_in("${last}" "built 23 materials")
+run(0 verify --variant brazilian --dir ${work}/whole --full --threads 2)
+expect_in("${last}" "values checked against their moves")
+
+# Run again: nothing to do.
+run(0 build --variant brazilian --pieces 4 --dir ${work}/whole)
+expect_in("${last}" "built 0 materials")
+expect_in("${last}" "23 already built")
+
+# A table altered with valid checksums: verify passes, verify --full does not;
+# build sees that the file is not the one in the manifest and builds it again.
+file(COPY ${work}/whole/ DESTINATION ${work}/altered)
+execute_process(COMMAND ${TOOL} alter brazilian ${work}/altered KMvK RESULT_VARIABLE status)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "synthetic_tool alter failed")
+endif()
+run(0 verify --variant brazilian --dir ${work}/altered)
+run(1 verify --variant brazilian --dir ${work}/altered --full)
+expect_in("${out}" "FAILED  KMvK: ")
+run(0 build --variant brazilian --pieces 4 --dir ${work}/altered)
+expect_in("${out}" "KMvK")
+expect_in("${out}" "building it again")
+expect_in("${last}" "built 1 materials")
+same_tables(${work}/whole ${work}/altered)
+
+# Killed after writing KKvKM's tables, before the manifest lists them.
+set(ENV{DTB_TEST_KILL_AFTER_WRITE} KKvKM)
+execute_process(COMMAND ${DTB} build --variant brazilian --pieces 4 --dir ${work}/killed
+                RESULT_VARIABLE status OUTPUT_QUIET ERROR_QUIET)
+unset(ENV{DTB_TEST_KILL_AFTER_WRITE})
+if(status EQUAL 0 OR NOT EXISTS ${work}/killed/brazilian/KKvKM.dtw)
+  message(FATAL_ERROR "the build was not killed after writing KKvKM (${status})")
+endif()
+file(READ ${work}/killed/brazilian/manifest.json manifest)
+string(FIND "${manifest}" "\"KKvKM\"" listed)
+if(NOT listed EQUAL -1)
+  message(FATAL_ERROR "the manifest lists KKvKM, whose build was killed")
+endif()
+run(0 build --variant brazilian --pieces 4 --dir ${work}/killed)
+expect_in("${out}" "already built")
+same_tables(${work}/whole ${work}/killed)
+
+# Killed at arbitrary moments, mid-material, and resumed each time.
+foreach(seconds 0.3 0.6 0.9 1.2)
+  kill_after(${seconds} ${work}/interrupted)
+  if(status EQUAL 0)
+    break()
+  endif()
+  file(GLOB left ${work}/interrupted/brazilian/*.tmp)
+  message(STATUS "killed after ${seconds} s; temporary files left: ${left}")
+endforeach()
+run(0 build --variant brazilian --pieces 4 --dir ${work}/interrupted)
+run(0 verify --variant brazilian --dir ${work}/interrupted)
+same_tables(${work}/whole ${work}/interrupted)
+
+# Errors name the problem and the fix.
+run(1 build --variant brazilian --dir ${work}/x)
+expect_in("${err}" "--pieces N or --material M")
+run(1 build --variant chess --pieces 2 --dir ${work}/x)
+expect_in("${err}" "unknown variant")
+run(1 build --variant brazilian --material KXvK --dir ${work}/x)
+expect_in("${err}" "KXvK")
+run(1 build --variant brazilian --pieces 2 --material KvK --dir ${work}/x)
+file(WRITE ${work}/bad/brazilian/manifest.json "{ not json")
+run(1 build --variant brazilian --pieces 2 --dir ${work}/bad)
+expect_in("${err}" "manifest")
+expect_in("${err}" "remove it")
+file(WRITE ${work}/file "")
+run(1 build --variant brazilian --pieces 2 --dir ${work}/file)
+expect_in("${err}" "cannot create")
+
+file(REMOVE_RECURSE ${work})
