@@ -380,7 +380,8 @@ private:
         spec.material = m;
         spec.positions_per_side = values->positions_per_side;
         spec.block_shift = o_.block_shift;
-        spec.compression_level = o_.compression_level;
+        spec.wld_compression_level = o_.wld_compression_level;
+        spec.dtw_compression_level = o_.dtw_compression_level;
         spec.provenance = make_provenance(o_.options);
         spec.max_code = values->max_code;
         const WrittenTables written = write_tables(dir_, spec, [&](std::uint64_t first, std::span<std::uint32_t> out) {

@@ -25,7 +25,8 @@ struct BuildOptions {
     std::uint64_t memory_bytes = 0;
     std::string options;  // for the tables' provenance
     int block_shift = 16;
-    int compression_level = 12;
+    int wld_compression_level = 12;  // zstd levels (table_writer.hpp)
+    int dtw_compression_level = 3;
     enum class Output { automatic, terminal, log, quiet } output = Output::automatic;
 };
 

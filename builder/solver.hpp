@@ -20,10 +20,12 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -229,8 +231,6 @@ private:
         const int h = layout.half_of(local);
         const Position q = layout.position(local);
         const std::uint64_t g = layout.global(local);
-        draughts::MoveList<N> moves;
-        draughts::generate_moves<V>(q, moves);
         std::uint16_t& code = values_.codes[g];
         auto settle = [&](Value v) {
             code = static_cast<std::uint16_t>(dtw_code(v));
@@ -241,9 +241,10 @@ private:
                 push(v.plies, local);
             }
         };
-        if (moves.empty()) return settle(Value::loss(0));
-        if (moves[0].is_capture()) {
+        if (draughts::has_capture<V>(q)) {
             values_.mark_capture(g);
+            draughts::MoveList<N> moves;
+            draughts::generate_moves<V>(q, moves);
             Value best = Value::loss(0);
             for (const Move& m : moves) {
                 Position child = q;
@@ -253,17 +254,13 @@ private:
             }
             return settle(best);
         }
-        int king_moves = 0;
+        const int king_moves = draughts::count_king_moves<V>(q, draughts::Color::white);
         Value exit = Value::loss(0);  // no exit: as good as a loss in 0 when counting the slowest loss
-        for (const Move& m : moves) {
-            if (q.kings & draughts::bit<Bitboard>(m.from)) {
-                ++king_moves;
-                continue;
-            }
+        draughts::for_each_man_move<V>(q, draughts::Color::white, [&](int from, int to, bool promotes) {
             Position child = q;
-            draughts::make_move(child, m);
+            draughts::make_move(child, Move{0, static_cast<std::uint8_t>(from), static_cast<std::uint8_t>(to), promotes});
             Value v;
-            if (m.promotes) {
+            if (promotes) {
                 v = successors_.value(child);
             } else {
                 // A man move: the turned-round child is in the other side, one level up.
@@ -274,7 +271,8 @@ private:
             }
             v = before_move(v);
             if (preferred(v, exit)) exit = v;
-        }
+        });
+        // With no move at all, exit is still a loss in 0: the value.
         if (king_moves == 0) return settle(exit);
         if (king_moves >= cannot_lose)
             throw std::runtime_error(material_.name() + ": a position with " + std::to_string(king_moves) +
@@ -309,27 +307,56 @@ private:
         });
     }
 
-    // Settles bucket `distance`'s positions and tells their predecessors.
+    // Tells the predecessors of bucket `distance`'s positions `entries`. The
+    // positions are taken in groups: the predecessors of a whole group are
+    // listed and their state and code prefetched before any is touched, so
+    // that in a large pair the random accesses overlap instead of waiting in
+    // turn (they dominate the time otherwise).
     template <bool Shared, class Push>
-    void propagate(const Layout& layout, std::uint32_t local, std::uint32_t distance, const States<Shared>& states,
-                   Push& push) {
-        if (states.exchange(local, done) == done) return;  // already told (listed twice)
+    void propagate(const Layout& layout, std::span<const std::uint32_t> entries, std::uint32_t distance,
+                   const States<Shared>& states, Push& push) {
+        constexpr std::size_t group = 16;
+        thread_local std::vector<std::uint32_t> predecessors;
+        std::array<std::uint32_t, group + 1> first{};
         std::uint16_t* codes = values_.codes.data();
-        if (distance % 2 == 0) {  // a loss: its predecessors win in one more
-            for_each_predecessor(layout, local, [&](std::uint32_t pred) {
-                if (!states.claim(pred)) return;
-                codes[layout.global(pred)] = static_cast<std::uint16_t>(distance + 2);
-                push(static_cast<int>(distance + 1), pred);
-            });
-        } else {  // a win: one more king move of each predecessor is a loss
-            for_each_predecessor(layout, local, [&](std::uint32_t pred) {
-                if (states.load(pred) >= cannot_lose || !states.count_down(pred)) return;
-                std::uint16_t& code = codes[layout.global(pred)];
-                const int plies = std::max(static_cast<int>(distance) + 1, value_of_dtw_code(code).plies);
-                code = static_cast<std::uint16_t>(dtw_code(Value::loss(plies)));
-                states.store(pred, settled);
-                push(plies, pred);
-            });
+        for (std::size_t i = 0; i < entries.size(); i += group) {
+            const std::size_t n = std::min(group, entries.size() - i);
+            for (std::size_t j = i + group; j < std::min(i + 2 * group, entries.size()); ++j)
+                __builtin_prefetch(states.state + entries[j], 1);
+            predecessors.clear();
+            for (std::size_t j = 0; j < n; ++j) {
+                first[j] = static_cast<std::uint32_t>(predecessors.size());
+                for_each_predecessor(layout, entries[i + j], [&](std::uint32_t pred) {
+                    predecessors.push_back(pred);
+                    __builtin_prefetch(states.state + pred, 1);
+                    __builtin_prefetch(codes + layout.global(pred), 1);
+                });
+            }
+            first[n] = static_cast<std::uint32_t>(predecessors.size());
+            for (std::size_t j = 0; j < n; ++j) {
+                if (states.exchange(entries[i + j], done) == done) continue;  // already told (listed twice)
+                for (std::uint32_t k = first[j]; k < first[j + 1]; ++k)
+                    tell(layout, predecessors[k], distance, states, push);
+            }
+        }
+    }
+
+    // Tells predecessor `pred` that one of its king moves leads to a
+    // position settled at `distance`.
+    template <bool Shared, class Push>
+    void tell(const Layout& layout, std::uint32_t pred, std::uint32_t distance, const States<Shared>& states,
+              Push& push) {
+        std::uint16_t& code = values_.codes[layout.global(pred)];
+        if (distance % 2 == 0) {  // a loss: the predecessor wins in one more
+            if (!states.claim(pred)) return;
+            code = static_cast<std::uint16_t>(distance + 2);
+            push(static_cast<int>(distance + 1), pred);
+        } else {  // a win: one king move fewer that might not lose
+            if (states.load(pred) >= cannot_lose || !states.count_down(pred)) return;
+            const int plies = std::max(static_cast<int>(distance) + 1, value_of_dtw_code(code).plies);
+            code = static_cast<std::uint16_t>(dtw_code(Value::loss(plies)));
+            states.store(pred, settled);
+            push(plies, pred);
         }
     }
 
@@ -345,27 +372,32 @@ private:
                 add_to_buckets(scratch, static_cast<std::uint32_t>(plies), local);
             };
             for (std::uint32_t l = 0; l < count; ++l) initialise(layout, l, states, push);
+            // Pushes go to later buckets only: bucket d's storage stays put.
             for (std::uint32_t d = 0; d < scratch.buckets.size(); ++d) {
-                for (std::size_t i = 0; i < scratch.buckets[d].size(); ++i)
-                    propagate(layout, scratch.buckets[d][i], d, states, push);
+                propagate(layout, std::span<const std::uint32_t>(scratch.buckets[d]), d, states, push);
                 scratch.buckets[d].clear();
             }
         } else {
             std::mutex merge;
+            // body(first, last, pushes) over chunks of [0, n), in parallel.
             auto run = [&](std::uint32_t n, auto&& body) {
                 tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, n, 1024),
                                   [&](const tbb::blocked_range<std::uint32_t>& r) {
                                       Pushes pushes;
-                                      for (std::uint32_t i = r.begin(); i != r.end(); ++i) body(i, pushes);
+                                      body(r.begin(), r.end(), pushes);
                                       const std::lock_guard lock(merge);
                                       for (const auto& [d, l] : pushes.list) add_to_buckets(scratch, d, l);
                                   });
             };
-            run(count, [&](std::uint32_t l, Pushes& pushes) { initialise(layout, l, states, pushes); });
+            run(count, [&](std::uint32_t first, std::uint32_t last, Pushes& pushes) {
+                for (std::uint32_t l = first; l != last; ++l) initialise(layout, l, states, pushes);
+            });
             for (std::uint32_t d = 0; d < scratch.buckets.size(); ++d) {
                 const std::vector<std::uint32_t> bucket = std::exchange(scratch.buckets[d], {});
-                run(static_cast<std::uint32_t>(bucket.size()),
-                    [&](std::uint32_t i, Pushes& pushes) { propagate(layout, bucket[i], d, states, pushes); });
+                run(static_cast<std::uint32_t>(bucket.size()), [&](std::uint32_t first, std::uint32_t last, Pushes& pushes) {
+                    propagate(layout, std::span<const std::uint32_t>(bucket).subspan(first, last - first), d, states,
+                              pushes);
+                });
             }
         }
 

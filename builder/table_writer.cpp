@@ -214,7 +214,7 @@ WrittenTables write_tables(const std::filesystem::path& directory, const TableSp
                     throw std::runtime_error("a DTW code of " + std::to_string(c) + " exceeds the largest announced, " +
                                              std::to_string(max_code));
             encode_block(codes, written.dtw_bits, wld, dtw);
-            batch[i] = {compress(wld, spec.compression_level), compress(dtw, spec.compression_level)};
+            batch[i] = {compress(wld, spec.wld_compression_level), compress(dtw, spec.dtw_compression_level)};
         });
         for (const Compressed& c : batch) {
             wld_file.add_block(c.wld);

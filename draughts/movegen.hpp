@@ -253,17 +253,38 @@ struct Generator {
     }
 
     static void quiet_moves(const Position<N>& p, MoveList<N>& out) {
-        const B empty = p.empty();
-        const B men = p.men(Us);
-        Dirs::template forward<Us>([&]<int D>() {
-            for_each_bit(shift<D>(men) & empty, [&](int s) {
-                out.push_back(Move<N>{0, static_cast<std::uint8_t>(s - D), static_cast<std::uint8_t>(s),
-                                      (bit<B>(s) & G::promotion_row(Us)) != 0});
-            });
+        man_moves(p, [&](int from, int to, bool promotes) {
+            out.push_back(Move<N>{0, static_cast<std::uint8_t>(from), static_cast<std::uint8_t>(to), promotes});
         });
         king_moves(p, [&](int from, int to) {
             out.push_back(Move<N>{0, static_cast<std::uint8_t>(from), static_cast<std::uint8_t>(to), false});
         });
+    }
+
+    // Calls f(from, to, promotes) (bit indices) for every move of a man of Us
+    // that is not a capture, whether or not Us has a capture.
+    template <class F>
+    [[gnu::always_inline]] static void man_moves(const Position<N>& p, F&& f) {
+        const B empty = p.empty();
+        const B men = p.men(Us);
+        Dirs::template forward<Us>([&]<int D>() {
+            for_each_bit(shift<D>(men) & empty, [&](int s) { f(s - D, s, (bit<B>(s) & G::promotion_row(Us)) != 0); });
+        });
+    }
+
+    // The number of moves of the kings of Us that are not captures.
+    static int count_king_moves(const Position<N>& p) {
+        const B empty = p.empty(), kings = p.kings_of(Us);
+        if (!kings) return 0;
+        int n = 0;
+        // Rays of different kings along one direction never overlap.
+        Dirs::all([&]<int D>() {
+            if constexpr (V::flying_kings)
+                n += popcount(slide_fill<D, N - 1>(kings, empty) & ~kings);
+            else
+                n += popcount(shift<D>(kings) & empty);
+        });
+        return n;
     }
 
     // Calls f(from, to) (bit indices) for every move of a king of Us that is
@@ -284,19 +305,9 @@ struct Generator {
     }
 
     static int count_quiet_moves(const Position<N>& p) {
-        const B empty = p.empty();
-        const B men = p.men(Us), kings = p.kings_of(Us);
-        int n = 0;
+        const B empty = p.empty(), men = p.men(Us);
+        int n = count_king_moves(p);
         Dirs::template forward<Us>([&]<int D>() { n += popcount(shift<D>(men) & empty); });
-        if (kings) {
-            // Rays of different kings along one direction never overlap.
-            Dirs::all([&]<int D>() {
-                if constexpr (V::flying_kings)
-                    n += popcount(slide_fill<D, N - 1>(kings, empty) & ~kings);
-                else
-                    n += popcount(shift<D>(kings) & empty);
-            });
-        }
         return n;
     }
 
@@ -346,6 +357,23 @@ void for_each_king_move(const Position<V::board_size>& p, Color us, F&& f) {
         detail::Generator<V, Color::white>::king_moves(p, f);
     else
         detail::Generator<V, Color::black>::king_moves(p, f);
+}
+
+// Calls f(from, to, promotes) (bit indices) for every non-capturing move of a
+// man of colour `us`, whether or not a capture is due.
+template <class V, class F>
+void for_each_man_move(const Position<V::board_size>& p, Color us, F&& f) {
+    if (us == Color::white)
+        detail::Generator<V, Color::white>::man_moves(p, f);
+    else
+        detail::Generator<V, Color::black>::man_moves(p, f);
+}
+
+// The number of non-capturing moves of the kings of colour `us`.
+template <class V>
+int count_king_moves(const Position<V::board_size>& p, Color us) {
+    return us == Color::white ? detail::Generator<V, Color::white>::count_king_moves(p)
+                              : detail::Generator<V, Color::black>::count_king_moves(p);
 }
 
 template <class V>

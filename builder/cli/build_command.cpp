@@ -23,7 +23,8 @@ struct BuildCommandOptions {
     int threads = 0;
     double memory_gib = 0;
     std::string output = "auto";
-    int compression_level = 12;
+    int wld_compression = 12;
+    int dtw_compression = 3;
 };
 
 void run_build(const BuildCommandOptions& c) {
@@ -34,7 +35,8 @@ void run_build(const BuildCommandOptions& c) {
     for (const std::string& name : c.materials) o.targets.push_back(Material::parse(name).canonical());
     o.threads = c.threads;
     o.memory_bytes = static_cast<std::uint64_t>(c.memory_gib * static_cast<double>(std::uint64_t{1} << 30));
-    o.compression_level = c.compression_level;
+    o.wld_compression_level = c.wld_compression;
+    o.dtw_compression_level = c.dtw_compression;
     o.output = c.output == "terminal" ? BuildOptions::Output::terminal
                : c.output == "log"    ? BuildOptions::Output::log
                : c.output == "quiet"  ? BuildOptions::Output::quiet
@@ -78,7 +80,9 @@ void add_build_command(CLI::App& app) {
     cmd->add_option("--output", options->output,
                     "auto (a progress display on a terminal, else a line per material), terminal, log or quiet")
         ->check(CLI::IsMember({"auto", "terminal", "log", "quiet"}));
-    cmd->add_option("--compression-level", options->compression_level, "zstd level of the table blocks")
+    cmd->add_option("--wld-compression", options->wld_compression, "zstd level of the .wld blocks (default 12)")
+        ->check(CLI::Range(1, 22));
+    cmd->add_option("--dtw-compression", options->dtw_compression, "zstd level of the .dtw blocks (default 3)")
         ->check(CLI::Range(1, 22));
     cmd->callback([options, pieces, material] {
         if (pieces->count() == 0 && material->count() == 0)

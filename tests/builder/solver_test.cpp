@@ -29,7 +29,7 @@ void check_build(int pieces, std::uint64_t memory = 0) {
     o.dir = dir.path();
     o.memory_bytes = memory;
     o.block_shift = 10;
-    o.compression_level = 3;
+    o.wld_compression_level = 3;
     o.output = BuildOptions::Output::quiet;
     const BuildReport report = build_tables(o);
     ASSERT_EQ(report.materials.size(), build_order(targets).size());

@@ -106,7 +106,7 @@ WrittenTables write_synthetic_tables(const std::filesystem::path& dir, const Mat
     spec.material = c;
     spec.positions_per_side = own.size();
     spec.block_shift = block_shift;
-    spec.compression_level = 3;
+    spec.wld_compression_level = spec.dtw_compression_level = 3;
     spec.provenance = R"({"tool":"dtb tests","date":"2026-01-01T00:00:00Z","options":"synthetic"})";
     return write_tables(dir, spec, [&](std::uint64_t first, std::span<std::uint32_t> out) {
         for (std::size_t i = 0; i < out.size(); ++i) {

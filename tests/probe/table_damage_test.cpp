@@ -206,7 +206,7 @@ TEST_F(TableDamage, HugeBlockCountIsTruncationNotAWrapRound) {
 TEST_F(TableDamage, FailedWriteLeavesNothingBehind) {
     const test::TemporaryDirectory dir("failed-write");
     const Material m = Material::parse("KKvK");
-    TableSpec spec{"brazilian", 8, m, Index<8>(m).size(), 10, 3, "", std::uint32_t{5}};
+    TableSpec spec{"brazilian", 8, m, Index<8>(m).size(), 10, 3, 3, "", std::uint32_t{5}};
     EXPECT_THROW(write_tables(dir.path(), spec,
                               [](std::uint64_t first, std::span<std::uint32_t> out) {
                                   for (std::size_t i = 0; i < out.size(); ++i) out[i] = (first + i) % 9;

@@ -28,7 +28,7 @@ void check_true_tables(const std::vector<Material>& targets) {
         spec.material = c;
         spec.positions_per_side = own.size();
         spec.block_shift = 10;
-        spec.compression_level = 3;
+        spec.wld_compression_level = spec.dtw_compression_level = 3;
         write_tables(tables, spec, [&](std::uint64_t first, std::span<std::uint32_t> out) {
             for (std::size_t i = 0; i < out.size(); ++i) {
                 const auto q = test::position_of(own, mirror, first + i);
