@@ -139,8 +139,8 @@ void run_verify(const VerifyOptions& o) {
         }
     }
     if (failed > 0)
-        throw TableFailures(fmt::format("{} of {} checks failed: rebuild the tables named with dtb build", failed,
-                                        files.size() + checked));
+        throw TableFailures(fmt::format("{} of {} {} failed verification: rebuild them with dtb build", failed,
+                                        files.size() + checked, checked ? "tables and materials" : "tables"));
     fmt::print("all {} tables verified{}\n", files.size(), o.full ? ", values checked against their moves" : "");
 }
 
