@@ -68,5 +68,52 @@ TEST(Solver, American6UpTo5) { check_build<draughts::American6>(5); }
 // Dependencies read back from their files (the probe cache), not kept in memory.
 TEST(Solver, DependenciesFromDisk) { check_build<draughts::Brazilian>(3, 1); }
 
+// Published endgame theory, Russian draughts: three kings against a lone king
+// that is not on the main road (the long diagonal a1-h8, squares 29, 25, 22,
+// 18, 15, 11, 8, 4) and attacks none of them always win, and are never forced to take more than 13
+// moves (Petrov's triangle; A. D. Petrov, 1827, and the Russian manuals that
+// teach it): with White to move, every such position is a win in at most
+// 2 x 13 - 1 = 25 plies, and some need all 13 moves. A lone king on the main
+// road draws: Black to move from d4 (18) against kings on c1, e1, g1.
+TEST(PublishedResults, RussianThreeKingsAgainstOne) {
+    using V = draughts::Russian;
+    const test::TemporaryDirectory dir{"published-russian"};
+    BuildOptions o;
+    o.variant = "russian";
+    o.targets = {Material::parse("KKKvK")};
+    o.dir = dir.path();
+    o.output = BuildOptions::Output::quiet;
+    build_tables(o);
+    const Prober<V> prober(dir.path());
+    const std::uint64_t main_road = [] {
+        std::uint64_t b = 0;
+        for (int square : {29, 25, 22, 18, 15, 11, 8, 4}) b |= draughts::bit<std::uint64_t>(V::geometry::bit_of_square(square - 1));
+        return b;
+    }();
+    const Index<8> index(Material::parse("KKKvK"));
+    int longest = 0;
+    std::uint64_t off_road = 0;
+    for (std::uint64_t i = 0; i < index.size(); ++i) {
+        const auto p = index.unrank(i);
+        if (p.black & main_road) continue;
+        // Not when the lone king attacks a king: the theory starts from
+        // positions where no king hangs (a fork of two kings draws).
+        auto threat = p;
+        threat.side_to_move = draughts::Color::black;
+        if (draughts::has_capture<V>(threat)) continue;
+        const Value v = prober.value(p);
+        ASSERT_EQ(v.wdl, Wdl::win) << draughts::to_fen(p);
+        longest = std::max(longest, v.plies);
+        ++off_road;
+    }
+    EXPECT_EQ(longest, 25);
+    EXPECT_GT(off_road, 50000u);  // of 143,840 placements
+    // Petrov's own position: kings a1, c1, e1 against f8.
+    const Value petrov = prober.value(draughts::parse_fen<8>("W:WK29,K30,K31:BK3"));
+    EXPECT_EQ(petrov.wdl, Wdl::win);
+    EXPECT_LE(petrov.plies, 25);
+    EXPECT_EQ(prober.value(draughts::parse_fen<8>("B:WK30,K31,K32:BK18")).wdl, Wdl::draw);
+}
+
 }  // namespace
 }  // namespace dtb
