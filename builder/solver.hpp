@@ -248,14 +248,7 @@ private:
             values_.mark_capture(g);
             draughts::MoveList<N> moves;
             draughts::generate_moves<V>(q, moves);
-            Value best = Value::loss(0);
-            for (const Move& m : moves) {
-                Position child = q;
-                draughts::make_move(child, m);
-                const Value v = before_move(successors_.value(child));
-                if (preferred(v, best)) best = v;
-            }
-            return settle(best);
+            return settle(best_over_moves(q, moves, [&](const Position& child) { return successors_.value(child); }));
         }
         const int king_moves = draughts::count_king_moves<V>(q, draughts::Color::white);
         Value exit = Value::loss(0);  // no exit: as good as a loss in 0 when counting the slowest loss

@@ -23,6 +23,21 @@
 
 namespace dtb {
 
+// The value of p for its side to move given its legal moves and the value of
+// the position after each (for the side to move there): the quickest win, else
+// a draw, else the slowest loss; a loss in 0 without moves.
+template <int N, class F>
+Value best_over_moves(const draughts::Position<N>& p, const draughts::MoveList<N>& moves, F&& value_after) {
+    Value best = Value::loss(0);
+    for (const draughts::Move<N>& m : moves) {
+        draughts::Position<N> child = p;
+        draughts::make_move(child, m);
+        const Value v = before_move(value_after(child));
+        if (preferred(v, best)) best = v;
+    }
+    return best;
+}
+
 template <class V>
 class Prober {
 public:
@@ -164,14 +179,7 @@ private:
         if (draughts::has_capture<V>(p)) {
             draughts::MoveList<N> moves;
             draughts::generate_moves<V>(p, moves);
-            Value best = Value::loss(0);
-            for (const Move& m : moves) {
-                Position child = p;
-                draughts::make_move(child, m);
-                const Value v = before_move(value_of(child));
-                if (preferred(v, best)) best = v;
-            }
-            return best;
+            return best_over_moves(p, moves, [&](const Position& child) { return value_of(child); });
         }
         const Location at = locate(p);
         return value_of_dtw_code(tables_.stored_dtw_code(at.slot, at.g));

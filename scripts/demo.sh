@@ -16,9 +16,9 @@ echo
 "$dtb" stats --variant canadian --dir "$tables" --material KKKvK
 echo
 "$dtb" stats --variant canadian --dir "$tables" --material KKvK
-# Three kings against one, the lone king on the long diagonal or off it; a
-# king and a man against a king; two men against one.
-for fen in "W:WK1,K2,K3:BK72" "B:WK1,K2,K3:BK67" "W:WK12,30:BK61" "W:W50,55:B20"; do
+# The longest wins of three kings and of two kings against one, a draw of
+# three kings against one, and the longest win of two men against two.
+for fen in "W:WK1,K8,K21:BK54" "W:WK1,K2,K3:BK72" "W:WK1,K2:BK66" "W:W43,50:B1,2"; do
   echo
   echo "$ dtb probe --variant canadian --dir $tables \"$fen\" --line"
   "$dtb" probe --variant canadian --dir "$tables" "$fen" --line

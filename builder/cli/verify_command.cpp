@@ -55,13 +55,7 @@ std::uint64_t check_values(const Prober<V>& prober, int slot, std::string& first
             const Position p = g < own.size() ? own.unrank(g) : mirror.unrank(g - own.size());
             draughts::generate_moves<V>(p, moves);
             if (!moves.empty() && moves[0].is_capture()) continue;  // stored as a filler
-            Value best = Value::loss(0);
-            for (const auto& move : moves) {
-                Position child = p;
-                draughts::make_move(child, move);
-                const Value v = before_move(prober.value(child));
-                if (preferred(v, best)) best = v;
-            }
+            const Value best = best_over_moves(p, moves, [&](const Position& child) { return prober.value(child); });
             const Value stored = value_of_dtw_code(tables.stored_dtw_code(slot, g));
             const Wdl stored_wdl = tables.stored_wdl(slot, g);
             if (stored == best && stored_wdl == best.wdl) continue;

@@ -18,3 +18,11 @@ function(run expected_status)
   set(err "${err}" PARENT_SCOPE)
   set(out "${out}" PARENT_SCOPE)
 endfunction()
+
+# expect_in(text what): fails the test unless `what` occurs in `text`.
+function(expect_in text what)
+  string(FIND "${text}" "${what}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "expected '${what}' in: ${text}")
+  endif()
+endfunction()

@@ -12,12 +12,6 @@ function(tool)
   set(out "${out}" PARENT_SCOPE)
 endfunction()
 
-function(expect_in text what)
-  string(FIND "${text}" "${what}" at)
-  if(at EQUAL -1)
-    message(FATAL_ERROR "expected '${what}' in: ${text}")
-  endif()
-endfunction()
 
 set(dir ${WORK}/tables-cli)
 file(REMOVE_RECURSE ${dir})
