@@ -254,7 +254,8 @@ private:
         Value exit = Value::loss(0);  // no exit: as good as a loss in 0 when counting the slowest loss
         draughts::for_each_man_move<V>(q, draughts::Color::white, [&](int from, int to, bool promotes) {
             Position child = q;
-            draughts::make_move(child, Move{0, static_cast<std::uint8_t>(from), static_cast<std::uint8_t>(to), promotes});
+            const Move move{0, static_cast<std::uint8_t>(from), static_cast<std::uint8_t>(to), promotes};
+            draughts::make_move(child, move);
             Value v;
             if (promotes) {
                 v = successors_.value(child);
@@ -304,14 +305,14 @@ private:
     }
 
     // Tells the predecessors of bucket `distance`'s positions `entries`. The
-    // positions are taken in groups: the predecessors of a whole group are
-    // listed and their state and code prefetched before any is touched, so
-    // that in a large pair the random accesses overlap instead of waiting in
-    // turn (they dominate the time otherwise).
+    // positions are taken in groups of 64: the predecessors of a whole group
+    // are listed and their state and code prefetched before any is touched,
+    // so that in a large pair the random accesses overlap instead of waiting
+    // in turn (they dominate the time otherwise).
     template <bool Shared, class Push>
     void propagate(const Layout& layout, std::span<const std::uint32_t> entries, std::uint32_t distance,
                    const States<Shared>& states, Push& push) {
-        constexpr std::size_t group = 16;
+        constexpr std::size_t group = 64;
         thread_local std::vector<std::uint32_t> predecessors;
         std::array<std::uint32_t, group + 1> first{};
         std::uint16_t* codes = values_.codes.data();
@@ -390,10 +391,11 @@ private:
             });
             for (std::uint32_t d = 0; d < scratch.buckets.size(); ++d) {
                 const std::vector<std::uint32_t> bucket = std::exchange(scratch.buckets[d], {});
-                run(static_cast<std::uint32_t>(bucket.size()), [&](std::uint32_t first, std::uint32_t last, Pushes& pushes) {
-                    propagate(layout, std::span<const std::uint32_t>(bucket).subspan(first, last - first), d, states,
-                              pushes);
-                });
+                const std::span<const std::uint32_t> entries(bucket);
+                run(static_cast<std::uint32_t>(entries.size()),
+                    [&](std::uint32_t first, std::uint32_t last, Pushes& pushes) {
+                        propagate(layout, entries.subspan(first, last - first), d, states, pushes);
+                    });
             }
         }
 
@@ -403,7 +405,8 @@ private:
             if (scratch.state[l] <= cannot_lose) values_.codes[g] = 0;  // never settled: a draw
             if (!values_.has_capture(g)) max_code = std::max<std::uint32_t>(max_code, values_.codes[g]);
         }
-        for (std::uint32_t seen = max_code_.load(); seen < max_code && !max_code_.compare_exchange_weak(seen, max_code);) {
+        std::uint32_t seen = max_code_.load();
+        while (seen < max_code && !max_code_.compare_exchange_weak(seen, max_code)) {
         }
         if (progress_.positions_done) progress_.positions_done(count);
     }

@@ -49,7 +49,8 @@ std::uint64_t check_values(const Prober<V>& prober, int slot, std::string& first
     const std::uint64_t size = static_cast<std::uint64_t>(sides_of(m)) * own.size();
     std::atomic<std::uint64_t> wrong{0};
     std::mutex first_mutex;
-    tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, size, 4096), [&](const tbb::blocked_range<std::uint64_t>& r) {
+    const tbb::blocked_range<std::uint64_t> all(0, size, 4096);
+    tbb::parallel_for(all, [&](const tbb::blocked_range<std::uint64_t>& r) {
         draughts::MoveList<N> moves;
         for (std::uint64_t g = r.begin(); g != r.end(); ++g) {
             const Position p = g < own.size() ? own.unrank(g) : mirror.unrank(g - own.size());

@@ -87,7 +87,8 @@ TEST(PublishedResults, RussianThreeKingsAgainstOne) {
     const Prober<V> prober(dir.path());
     const std::uint64_t main_road = [] {
         std::uint64_t b = 0;
-        for (int square : {29, 25, 22, 18, 15, 11, 8, 4}) b |= draughts::bit<std::uint64_t>(V::geometry::bit_of_square(square - 1));
+        for (int square : {29, 25, 22, 18, 15, 11, 8, 4})
+            b |= draughts::bit<std::uint64_t>(V::geometry::bit_of_square(square - 1));
         return b;
     }();
     const Index<8> index(Material::parse("KKKvK"));
