@@ -112,7 +112,10 @@ public:
         }
         wake_.notify_all();
         if (painter_.joinable()) painter_.join();
-        if (output_ == BuildOptions::Output::terminal) std::fputs("\r\x1b[2K", stdout), std::fflush(stdout);
+        if (output_ == BuildOptions::Output::terminal) {
+            std::fputs("\r\x1b[2K", stdout);  // clear the status line
+            std::fflush(stdout);
+        }
     }
 
     void note(const std::string& line) {
