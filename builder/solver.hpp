@@ -89,15 +89,17 @@ public:
             if (2 * sides_[0].king_placements() >= shared_pair_positions) {
                 for (const Pair& pair : pairs) {
                     Scratch scratch;
-                    solve_pair<true>(pair, scratch);
+                    report(solve_pair<true>(pair, scratch));
                 }
             } else {
                 tbb::enumerable_thread_specific<Scratch> scratches;
                 tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pairs.size(), 1),
                                   [&](const tbb::blocked_range<std::size_t>& r) {
                                       Scratch& scratch = scratches.local();
+                                      std::uint64_t positions = 0;
                                       for (std::size_t i = r.begin(); i != r.end(); ++i)
-                                          solve_pair<false>(pairs[i], scratch);
+                                          positions += solve_pair<false>(pairs[i], scratch);
+                                      report(positions);  // once per chunk: pairs can be 2 positions
                                   });
             }
         }
@@ -357,8 +359,13 @@ private:
         }
     }
 
+    void report(std::uint64_t positions) const {
+        if (progress_.positions_done) progress_.positions_done(positions);
+    }
+
+    // Solves a pair; returns its number of positions.
     template <bool Shared>
-    void solve_pair(const Pair& pair, Scratch& scratch) {
+    std::uint32_t solve_pair(const Pair& pair, Scratch& scratch) {
         const Layout layout = layout_of(pair);
         const std::uint32_t count = static_cast<std::uint32_t>((pair.alone ? 1 : 2) * layout.king_placements);
         scratch.state.assign(count, 0);  // the buckets are left empty by the pair before
@@ -408,7 +415,7 @@ private:
         std::uint32_t seen = max_code_.load();
         while (seen < max_code && !max_code_.compare_exchange_weak(seen, max_code)) {
         }
-        if (progress_.positions_done) progress_.positions_done(count);
+        return count;
     }
 
     Material material_;

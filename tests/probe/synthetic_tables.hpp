@@ -95,19 +95,27 @@ draughts::Position<N> position_of(const Index<N>& own, const Index<N>& mirror, s
     return g < own.size() ? own.unrank(g) : mirror.unrank(g - own.size());
 }
 
+// The writer's spec for the tests' tables of canonical material c: small
+// blocks, fast compression, a fixed provenance.
+template <class V>
+TableSpec test_table_spec(const Material& c, int block_shift) {
+    TableSpec spec;
+    spec.variant = std::string(V::name);
+    spec.board_size = V::board_size;
+    spec.material = c;
+    spec.positions_per_side = Index<V::board_size>(c).size();
+    spec.block_shift = block_shift;
+    spec.wld_compression_level = spec.dtw_compression_level = 3;
+    spec.provenance = R"({"tool":"dtb tests","date":"2026-01-01T00:00:00Z","options":"synthetic"})";
+    return spec;
+}
+
 // Writes the synthetic .wld and .dtw tables of canonical material c into dir.
 template <class V>
 WrittenTables write_synthetic_tables(const std::filesystem::path& dir, const Material& c, int block_shift = 12) {
     constexpr int N = V::board_size;
     const Index<N> own(c), mirror(c.mirrored());
-    TableSpec spec;
-    spec.variant = std::string(V::name);
-    spec.board_size = N;
-    spec.material = c;
-    spec.positions_per_side = own.size();
-    spec.block_shift = block_shift;
-    spec.wld_compression_level = spec.dtw_compression_level = 3;
-    spec.provenance = R"({"tool":"dtb tests","date":"2026-01-01T00:00:00Z","options":"synthetic"})";
+    const TableSpec spec = test_table_spec<V>(c, block_shift);
     return write_tables(dir, spec, [&](std::uint64_t first, std::span<std::uint32_t> out) {
         for (std::size_t i = 0; i < out.size(); ++i) {
             const auto q = position_of(own, mirror, first + i);

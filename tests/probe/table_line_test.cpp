@@ -22,14 +22,7 @@ void check_true_tables(const std::vector<Material>& targets) {
     std::filesystem::create_directories(tables);
     for (const Material& c : build_order(targets)) {
         const Index<N> own(c), mirror(c.mirrored());
-        TableSpec spec;
-        spec.variant = std::string(V::name);
-        spec.board_size = N;
-        spec.material = c;
-        spec.positions_per_side = own.size();
-        spec.block_shift = 10;
-        spec.wld_compression_level = spec.dtw_compression_level = 3;
-        write_tables(tables, spec, [&](std::uint64_t first, std::span<std::uint32_t> out) {
+        write_tables(tables, test::test_table_spec<V>(c, 10), [&](std::uint64_t first, std::span<std::uint32_t> out) {
             for (std::size_t i = 0; i < out.size(); ++i) {
                 const auto q = test::position_of(own, mirror, first + i);
                 out[i] = draughts::has_capture<V>(q) ? dont_care : truth.code(c, first + i);
