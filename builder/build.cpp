@@ -29,6 +29,7 @@
 
 #include "builder/solved_values.hpp"
 #include "builder/solver.hpp"
+#include "builder/table_loader.hpp"
 #include "builder/table_writer.hpp"
 #include "draughts/variant.hpp"
 #include "probe/table_file.hpp"
@@ -319,32 +320,10 @@ private:
         return values;
     }
 
-    // A table built before, read back: the stored codes, and the capture
-    // positions (stored as fillers) solved again through the probe library.
+    // A table built before, read back (table_loader.hpp).
     SolvedValues load(const Material& m) {
-        const Index<N> own(m), mirror(m.mirrored());
-        SolvedValues values(m, own.size());
-        const TableFile file =
-            TableFile::open(dir_ / table_file_name(m, TableKind::dtw), {std::string_view(V::name), m, TableKind::dtw});
-        const TableHeader& h = file.header();
-        const Prober<V> prober(o_.dir);
-        tbb::parallel_for(std::uint64_t{0}, h.block_count(), [&](std::uint64_t b) {
-            std::vector<std::byte> block(h.block_bytes(b));
-            file.read_block(b, block);
-            const std::uint64_t first = b << h.block_shift;
-            for (std::uint64_t k = 0; k < h.block_values(b); ++k) {
-                const std::uint64_t g = first + k;
-                const bool mirrored = g >= own.size();
-                Position p = mirrored ? mirror.unrank(g - own.size()) : own.unrank(g);
-                if (draughts::has_capture<V>(p)) {
-                    values.mark_capture(g);
-                    values.codes[g] = static_cast<std::uint16_t>(dtw_code(prober.value(p)));
-                } else {
-                    values.codes[g] = static_cast<std::uint16_t>(value_at(block, h.value_bits, k));
-                }
-            }
-        });
-        return values;
+        const TableFile file = open_dtw_table<V>(dir_, m);
+        return load_solved_values<V>(file, Prober<V>(o_.dir), 0, file.header().block_count());
     }
 
     void release(const Material& s) {

@@ -15,29 +15,41 @@
 
 namespace dtb {
 
-// Every position of one canonical material, both sides (docs/format.md,
-// "Positions"): its DTW code (value.hpp), capture positions included with
-// their true value, and one bit per position telling which have a capture
-// (the files store those as don't-care). Two bytes and one bit a position.
+// The positions of one canonical material, both sides (docs/format.md,
+// "Positions"), or a range of them (a team member's share): each one's DTW
+// code (value.hpp), capture positions included with their true value, and one
+// bit per position telling which have a capture (the files store those as
+// don't-care). Two bytes and one bit a position.
 struct SolvedValues {
     Material material;
     std::uint64_t positions_per_side = 0;
-    std::vector<std::uint16_t> codes;
+    std::uint64_t first = 0;  // the first position held, a multiple of 64
+    std::vector<std::uint16_t> codes;  // positions first .. first + codes.size() - 1
     std::vector<std::uint64_t> capture;
     std::uint32_t max_code = 0;  // the largest code of a position without a capture (set by the solver)
 
     SolvedValues() = default;
+    // Every position of `canonical`.
     SolvedValues(const Material& canonical, std::uint64_t per_side)
-        : material(canonical),
-          positions_per_side(per_side),
-          codes(static_cast<std::size_t>(sides_of(canonical)) * per_side, 0),
-          capture((codes.size() + 63) / 64, 0) {}
+        : SolvedValues(canonical, per_side, 0, static_cast<std::uint64_t>(sides_of(canonical)) * per_side) {}
+    // Positions [first, first + count) of `canonical`.
+    SolvedValues(const Material& canonical, std::uint64_t per_side, std::uint64_t first, std::uint64_t count)
+        : material(canonical), positions_per_side(per_side), first(first), codes(count, 0), capture((count + 63) / 64, 0) {
+        if (first % 64 != 0) throw std::logic_error("solved values must start at a multiple of 64");
+    }
 
-    bool has_capture(std::uint64_t g) const noexcept { return capture[g / 64] >> (g % 64) & 1; }
+    // All positions of the material, whether held here or not.
+    std::uint64_t positions() const noexcept {
+        return static_cast<std::uint64_t>(sides_of(material)) * positions_per_side;
+    }
+    bool holds(std::uint64_t g) const noexcept { return g - first < codes.size(); }
+    std::uint16_t code(std::uint64_t g) const noexcept { return codes[g - first]; }
+    std::uint16_t& code(std::uint64_t g) noexcept { return codes[g - first]; }
+    bool has_capture(std::uint64_t g) const noexcept { return capture[(g - first) / 64] >> ((g - first) % 64) & 1; }
     // Safe from several threads at once.
     void mark_capture(std::uint64_t g) noexcept {
-        std::atomic_ref<std::uint64_t>(capture[g / 64]).fetch_or(std::uint64_t{1} << (g % 64),
-                                                                 std::memory_order_relaxed);
+        std::atomic_ref<std::uint64_t>(capture[(g - first) / 64])
+            .fetch_or(std::uint64_t{1} << ((g - first) % 64), std::memory_order_relaxed);
     }
     std::size_t bytes() const noexcept { return bytes_for(codes.size()); }
     static std::size_t bytes_for(std::uint64_t positions) noexcept { return positions * 2 + (positions + 63) / 64 * 8; }
@@ -58,6 +70,8 @@ public:
         : prober_(prober) {
         for (const auto& values : in_memory) {
             const Material& m = values->material;
+            if (values->first != 0 || values->codes.size() != values->positions())
+                throw std::logic_error("Successors needs whole tables");
             entries_.push_back({material_key(m), Index<N>(m), values->codes.data()});
             if (m.mirrored() != m)
                 entries_.push_back({material_key(m.mirrored()), Index<N>(m.mirrored()),

@@ -1,4 +1,5 @@
-// Retrograde analysis of one material (DESIGN.md §6; docs/design.md, "Solver").
+// Retrograde analysis of one material (DESIGN.md §6; docs/design.md, "Solver"
+// and "Distributed build").
 //
 // The unit of work is a block pair: the king placements of one men
 // configuration c of the canonical material M (White to move) together with
@@ -17,6 +18,14 @@
 // slowest exit loss. Wins via exits enter at their own distance. Buckets are
 // taken in order of distance, so every distance is exact; what is never
 // settled is a draw.
+//
+// One process solves a whole material. A team of several (team.hpp) solves it
+// together, level by level: each member takes a share of the level's pairs
+// (or, when the level has few pairs, a share of every pair), asks the members
+// that hold them for the values its positions' exits and captures lead to
+// (TeamTables), solves, and sends its results to the members whose ranges
+// hold them. Pairs shared by several members run their bucket queues in
+// step, one exchange of predecessor updates per distance.
 #pragma once
 
 #include <algorithm>
@@ -25,6 +34,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -36,6 +46,8 @@
 #include <tbb/parallel_for.h>
 
 #include "builder/solved_values.hpp"
+#include "builder/team.hpp"
+#include "builder/team_tables.hpp"
 #include "draughts/movegen.hpp"
 #include "probe/index.hpp"
 #include "probe/potential.hpp"
@@ -46,6 +58,22 @@ namespace dtb {
 struct SolveProgress {
     std::function<void(int level, int levels)> level_started;
     std::function<void(std::uint64_t positions)> positions_done;
+};
+
+// How a team shares the work (docs/design.md, "Distributed build").
+struct TeamOptions {
+    // A level with fewer men configurations than this many per member has
+    // every pair split over the team; otherwise each member takes whole pairs.
+    std::uint64_t configurations_per_member = 8;
+    // Pairs of fewer positions are never split (tests lower it to split small pairs).
+    std::uint64_t min_split_positions = 1 << 12;
+    // Positions whose lookups are exchanged at once, and queued positions
+    // whose predecessor updates are: they bound the messages and their memory.
+    std::uint64_t lookup_positions = 1 << 21;
+    std::uint64_t update_positions = 1 << 20;
+    // Whole pairs of at least this many positions are solved one at a time
+    // with all threads (MaterialSolver::shared_pair_positions; tests lower it).
+    std::uint64_t shared_pair_positions = 1 << 15;
 };
 
 template <class V>
@@ -63,51 +91,57 @@ public:
     // fit the caches.)
     static constexpr std::uint64_t shared_pair_positions = std::uint64_t{1} << 15;
 
-    // `canonical` is solved against `successors`, which must answer for every
-    // material its captures and promotions lead to.
+    // One process: `canonical` is solved against `successors`, which must
+    // answer for every material its captures and promotions lead to.
     MaterialSolver(const Material& canonical, const Successors<V>& successors, SolveProgress progress = {})
-        : material_(canonical),
-          symmetric_(canonical.mirrored() == canonical),
-          sides_{Index<N>(canonical), Index<N>(canonical.mirrored())},
-          successors_(successors),
-          progress_(std::move(progress)) {
-        if (!canonical.is_canonical()) throw std::invalid_argument(canonical.name() + " is not canonical");
-        // Local indices of a pair are 32-bit, and the counters one byte.
+        : MaterialSolver(canonical, progress) {
+        successors_ = &successors;
         if (2 * sides_[0].king_placements() >= std::uint64_t{1} << 32)
             throw std::runtime_error(canonical.name() + ": " + std::to_string(sides_[0].king_placements()) +
                                      " king placements per men configuration are more than one process solves; "
                                      "build it on several MPI ranks");
     }
 
+    // A member of `team`: `tables` holds the team's share of the material and
+    // of those it leads to.
+    MaterialSolver(const Material& canonical, Team& team, TeamTables<V>& tables, const TeamOptions& options,
+                   SolveProgress progress = {})
+        : MaterialSolver(canonical, progress) {
+        team_ = &team;
+        tables_ = &tables;
+        options_ = options;
+    }
+
+    // The values of the positions this process holds: all of them alone, the
+    // member's range (tables.homes()) in a team.
     SolvedValues solve() {
-        values_ = SolvedValues(material_, sides_[0].size());
         const PotentialLevels<N> levels(material_);
         const int level_count = static_cast<int>(levels.levels().size());
+        if (!team_) values_ = SolvedValues(material_, sides_[0].size());
         for (int l = 0; l < level_count; ++l) {
             if (progress_.level_started) progress_.level_started(l, level_count);
-            const std::vector<Pair> pairs = pairs_of(levels, levels.levels()[l].potential);
-            if (2 * sides_[0].king_placements() >= shared_pair_positions) {
-                for (const Pair& pair : pairs) {
-                    Scratch scratch;
-                    report(solve_pair<true>(pair, scratch));
-                }
-            } else {
-                tbb::enumerable_thread_specific<Scratch> scratches;
-                tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pairs.size(), 1),
-                                  [&](const tbb::blocked_range<std::size_t>& r) {
-                                      Scratch& scratch = scratches.local();
-                                      std::uint64_t positions = 0;
-                                      for (std::size_t i = r.begin(); i != r.end(); ++i)
-                                          positions += solve_pair<false>(pairs[i], scratch);
-                                      report(positions);  // once per chunk: pairs can be 2 positions
-                                  });
-            }
+            if (team_)
+                solve_level_in_team(levels, levels.levels()[l]);
+            else
+                solve_level(levels, levels.levels()[l].potential);
+        }
+        if (team_) {
+            tables_->home().max_code = static_cast<std::uint32_t>(team_->all_max(max_code_.load()));
+            return std::move(tables_->home());
         }
         values_.max_code = max_code_.load();
         return std::move(values_);
     }
 
 private:
+    MaterialSolver(const Material& canonical, SolveProgress progress)
+        : material_(canonical),
+          symmetric_(canonical.mirrored() == canonical),
+          sides_{Index<N>(canonical), Index<N>(canonical.mirrored())},
+          progress_(std::move(progress)) {
+        if (!canonical.is_canonical()) throw std::invalid_argument(canonical.name() + " is not canonical");
+    }
+
     // The two halves of a block pair: men configuration men[0] of side 0 (M)
     // and men[1] of side 1 (M'; of M itself when M is symmetric). A
     // configuration that is its own turned-round form is a pair alone.
@@ -122,15 +156,18 @@ private:
     static constexpr std::uint8_t settled = 254;      // final value, predecessors not yet told
     static constexpr std::uint8_t done = 255;         // final value, predecessors told
 
+    using Buckets = std::vector<std::vector<std::uint32_t>>;
     struct Scratch {
         std::vector<std::uint8_t> state;
-        std::vector<std::vector<std::uint32_t>> buckets;
+        Buckets buckets;
     };
 
-    std::vector<Pair> pairs_of(const PotentialLevels<N>& levels, int potential) const {
+    // Pairs of potential p: the level's men configurations first .. first + count - 1.
+    std::vector<Pair> pairs_of(const PotentialLevels<N>& levels, int potential, std::uint64_t first = 0,
+                               std::uint64_t count = ~std::uint64_t{0}) const {
         std::vector<Pair> pairs;
         const Index<N>& partner = sides_[symmetric_ ? 0 : 1];
-        levels.for_each_men_configuration(potential, [&](Bitboard white_men, Bitboard black_men) {
+        levels.for_each_men_configuration(potential, first, count, [&](Bitboard white_men, Bitboard black_men) {
             const std::uint64_t own = sides_[0].rank_men(white_men, black_men);
             const Position turned = Position{white_men, black_men, 0, draughts::Color::white}.flipped();
             const std::uint64_t other = partner.rank_men(turned.white, turned.black);
@@ -140,22 +177,49 @@ private:
         return pairs;
     }
 
-    // Where the positions of a pair are: half h holds king placements
-    // [h * K, (h + 1) * K) of the pair's local numbering.
+    std::uint64_t pair_positions(const Pair& pair) const noexcept {
+        return (pair.alone ? 1 : 2) * sides_[0].king_placements();
+    }
+
+    // A pair split over the team: member j holds its positions
+    // [bounds[j], bounds[j + 1]), at state index lock_base[j] of its queue.
+    struct Split {
+        std::vector<std::uint64_t> bounds;
+        std::vector<std::uint32_t> lock_base;
+        int owner(std::uint64_t local) const noexcept {
+            return static_cast<int>(std::upper_bound(bounds.begin() + 1, bounds.end() - 1, local) - bounds.begin()) -
+                   1;
+        }
+    };
+
+    // Where the positions of a pair are. Half h holds king placements
+    // [h * K, (h + 1) * K) of the pair's local numbering. A local position l
+    // keeps its code at storage(l) of the values being written (the material's
+    // own when one process solves it, a level's work area in a team) and its
+    // state at state(l).
     struct Layout {
         std::uint64_t king_placements;
         std::uint64_t base[2];  // global position of each half's first
+        std::int64_t storage_base[2];
+        std::int64_t state_shift;
         const Index<N>* index[2];
         Position men[2];  // each half's men, White to move
         bool alone;
+        const Split* split;  // null unless the pair is split over the team
 
-        int half_of(std::uint32_t local) const noexcept { return local >= king_placements; }
-        std::uint64_t global(std::uint32_t local) const noexcept {
+        int half_of(std::uint64_t local) const noexcept { return local >= king_placements; }
+        std::uint64_t global(std::uint64_t local) const noexcept {
             const int h = half_of(local);
             return base[h] + (local - h * king_placements);
         }
+        std::uint64_t storage(std::uint64_t local) const noexcept {
+            return static_cast<std::uint64_t>(storage_base[half_of(local)] + static_cast<std::int64_t>(local));
+        }
+        std::uint32_t state(std::uint64_t local) const noexcept {
+            return static_cast<std::uint32_t>(state_shift + static_cast<std::int64_t>(local));
+        }
         int partner(int h) const noexcept { return alone ? 0 : 1 - h; }
-        Position position(std::uint32_t local) const noexcept {
+        Position position(std::uint64_t local) const noexcept {
             const int h = half_of(local);
             Position p = men[h];
             index[h]->unrank_kings(local - h * king_placements, p);
@@ -163,14 +227,19 @@ private:
         }
     };
 
+    // The layout of a pair whose codes are the material's own (one process).
     Layout layout_of(const Pair& pair) const {
         Layout layout;
         layout.king_placements = sides_[0].king_placements();
         layout.alone = pair.alone;
+        layout.state_shift = 0;
+        layout.split = nullptr;
         for (int h = 0; h < 2; ++h) {
             const int side = symmetric_ ? 0 : h;
             layout.index[h] = &sides_[side];
             layout.base[h] = (symmetric_ ? 0 : h * sides_[0].size()) + pair.men[h] * layout.king_placements;
+            layout.storage_base[h] =
+                static_cast<std::int64_t>(layout.base[h]) - static_cast<std::int64_t>(h * layout.king_placements);
             layout.men[h] = sides_[side].unrank_men(pair.men[h]);
         }
         return layout;
@@ -217,58 +286,87 @@ private:
         }
     };
 
-    // Pushes (distance, local position) into buckets: straight into the
-    // pair's buckets when one thread solves it, through a per-chunk list otherwise.
+    // Pushes (distance, state index) into buckets: straight into the pair's
+    // buckets when one thread solves it, through a per-chunk list otherwise.
     struct Pushes {
         std::vector<std::pair<std::uint32_t, std::uint32_t>> list;
-        void operator()(int plies, std::uint32_t local) { list.emplace_back(static_cast<std::uint32_t>(plies), local); }
+        void operator()(int plies, std::uint32_t at) { list.emplace_back(static_cast<std::uint32_t>(plies), at); }
     };
 
-    static void add_to_buckets(Scratch& scratch, std::uint32_t distance, std::uint32_t local) {
-        if (distance >= scratch.buckets.size()) scratch.buckets.resize(distance + 1);
-        scratch.buckets[distance].push_back(local);
+    static void add_to_buckets(Buckets& buckets, std::uint32_t distance, std::uint32_t at) {
+        if (distance >= buckets.size()) buckets.resize(distance + 1);
+        buckets[distance].push_back(at);
     }
+
+    // body(first, last, pushes) over chunks of [0, n) in parallel; the pushes
+    // go into `buckets`.
+    template <class Body>
+    static void run_chunks(std::uint32_t n, Buckets& buckets, Body&& body) {
+        std::mutex merge;
+        tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, n, 1024), [&](const tbb::blocked_range<std::uint32_t>& r) {
+            Pushes pushes;
+            body(r.begin(), r.end(), pushes);
+            const std::lock_guard lock(merge);
+            for (const auto& [d, at] : pushes.list) add_to_buckets(buckets, d, at);
+        });
+    }
+
+    // The global position, in this material, of `child` (after a man move
+    // from half h, which does not promote): turned round, it is in the other
+    // side, one level up.
+    std::uint64_t own_global(const Position& child, int h) const noexcept {
+        const Position turned = child.flipped();
+        const int side = symmetric_ ? 0 : 1 - h;
+        return (symmetric_ ? 0 : side * sides_[0].size()) + sides_[side].rank(turned);
+    }
+
+    // Where the values outside a pair come from when one process solves the
+    // material: other materials from `successors_`, this one from its values.
+    struct DirectSource {
+        const MaterialSolver& solver;
+        // The value of a position with a capture, with q set to the position in any case.
+        std::optional<Value> capture_value(const Layout& layout, std::uint64_t local, Position& q) const {
+            q = layout.position(local);
+            if (!draughts::has_capture<V>(q)) return std::nullopt;
+            draughts::MoveList<N> moves;
+            draughts::generate_moves<V>(q, moves);
+            return best_over_moves(q, moves, [&](const Position& child) { return solver.successors_->value(child); });
+        }
+        Value promotion(const Position& child) const { return solver.successors_->value(child); }
+        Value man_move(const Position& child, int h) const {
+            return value_of_dtw_code(solver.values_.code(solver.own_global(child, h)));
+        }
+    };
 
     // Sets up position `local`: settles it at once if it has a capture or no
     // king move, else records its counter and best exit.
-    template <bool Shared, class Push>
-    void initialise(const Layout& layout, std::uint32_t local, const States<Shared>& states, Push& push) {
-        const int h = layout.half_of(local);
-        const Position q = layout.position(local);
-        const std::uint64_t g = layout.global(local);
-        std::uint16_t& code = values_.codes[g];
+    template <bool Shared, class Push, class Source>
+    void initialise(SolvedValues& store, const Layout& layout, std::uint64_t local, const States<Shared>& states,
+                    Push& push, Source& source) {
+        const std::uint64_t s = layout.storage(local);
+        const std::uint32_t at = layout.state(local);
+        std::uint16_t& code = store.code(s);
         auto settle = [&](Value v) {
             code = static_cast<std::uint16_t>(dtw_code(v));
             if (v.wdl == Wdl::draw) {
-                states.store(local, done);  // a draw tells its predecessors nothing
+                states.store(at, done);  // a draw tells its predecessors nothing
             } else {
-                states.store(local, settled);
-                push(v.plies, local);
+                states.store(at, settled);
+                push(v.plies, at);
             }
         };
-        if (draughts::has_capture<V>(q)) {
-            values_.mark_capture(g);
-            draughts::MoveList<N> moves;
-            draughts::generate_moves<V>(q, moves);
-            return settle(best_over_moves(q, moves, [&](const Position& child) { return successors_.value(child); }));
+        Position q;
+        if (const std::optional<Value> v = source.capture_value(layout, local, q)) {
+            store.mark_capture(s);
+            return settle(*v);
         }
+        const int h = layout.half_of(local);
         const int king_moves = draughts::count_king_moves<V>(q, draughts::Color::white);
         Value exit = Value::loss(0);  // no exit: as good as a loss in 0 when counting the slowest loss
         draughts::for_each_man_move<V>(q, draughts::Color::white, [&](int from, int to, bool promotes) {
             Position child = q;
-            const Move move{0, static_cast<std::uint8_t>(from), static_cast<std::uint8_t>(to), promotes};
-            draughts::make_move(child, move);
-            Value v;
-            if (promotes) {
-                v = successors_.value(child);
-            } else {
-                // A man move: the turned-round child is in the other side, one level up.
-                const Position turned = child.flipped();
-                const int side = symmetric_ ? 0 : 1 - h;
-                const std::uint64_t at = (symmetric_ ? 0 : side * sides_[0].size()) + sides_[side].rank(turned);
-                v = value_of_dtw_code(values_.codes[at]);
-            }
-            v = before_move(v);
+            draughts::make_move(child, Move{0, static_cast<std::uint8_t>(from), static_cast<std::uint8_t>(to), promotes});
+            const Value v = before_move(promotes ? source.promotion(child) : source.man_move(child, h));
             if (preferred(v, exit)) exit = v;
         });
         // With no move at all, exit is still a loss in 0: the value.
@@ -278,10 +376,10 @@ private:
                                      " king moves; the solver counts at most 252");
         code = static_cast<std::uint16_t>(dtw_code(exit));
         if (exit.wdl == Wdl::loss) {
-            states.store(local, static_cast<std::uint8_t>(king_moves));
+            states.store(at, static_cast<std::uint8_t>(king_moves));
         } else {
-            states.store(local, cannot_lose);
-            if (exit.wdl == Wdl::win) push(exit.plies, local);  // a win at most this long
+            states.store(at, cannot_lose);
+            if (exit.wdl == Wdl::win) push(exit.plies, at);  // a win at most this long
         }
     }
 
@@ -290,34 +388,37 @@ private:
     // move leads to it. King moves are reversible: turned round, they are the
     // king moves of the side now to move.
     template <class F>
-    void for_each_predecessor(const Layout& layout, std::uint32_t local, F&& f) const {
+    void for_each_predecessor(const Layout& layout, std::uint64_t local, F&& f) const {
         const int h = layout.half_of(local);
         const int p = layout.partner(h);
         Position u = layout.position(local).flipped();
         u.side_to_move = draughts::Color::white;
         const Index<N>& index = *layout.index[p];
-        const std::uint32_t first = static_cast<std::uint32_t>(p * layout.king_placements);
+        const std::uint64_t first = p * layout.king_placements;
         draughts::for_each_king_move<V>(u, draughts::Color::white, [&](int from, int to) {
             const Bitboard moved = draughts::bit<Bitboard>(from) | draughts::bit<Bitboard>(to);
             Position r = u;
             r.white ^= moved;
             r.kings ^= moved;
-            f(first + static_cast<std::uint32_t>(index.rank_kings(r)));
+            f(first + index.rank_kings(r));
         });
     }
 
-    // Tells the predecessors of bucket `distance`'s positions `entries`. The
-    // positions are taken in groups of 64: the predecessors of a whole group
-    // are listed and their state and code prefetched before any is touched,
-    // so that in a large pair the random accesses overlap instead of waiting
-    // in turn (they dominate the time otherwise).
-    template <bool Shared, class Push>
-    void propagate(const Layout& layout, std::span<const std::uint32_t> entries, std::uint32_t distance,
-                   const States<Shared>& states, Push& push) {
+    // Tells the predecessors of `entries` (state indices of positions settled
+    // at `distance`). `locate(entry)` gives an entry's layout and local
+    // position; `away(layout, local)` takes a predecessor that another member
+    // holds (and returns true) or leaves it (false). The entries are taken in
+    // groups of 64: the predecessors of a whole group are listed and their
+    // state and code prefetched before any is touched, so that in a large pair
+    // the random accesses overlap instead of waiting in turn (they dominate
+    // the time otherwise).
+    template <bool Shared, class Push, class Locate, class Away>
+    void propagate(SolvedValues& store, std::span<const std::uint32_t> entries, std::uint32_t distance,
+                   const States<Shared>& states, Push& push, Locate&& locate, Away&& away) {
         constexpr std::size_t group = 64;
-        thread_local std::vector<std::uint32_t> predecessors;
+        thread_local std::vector<std::uint64_t> predecessors;
         std::array<std::uint32_t, group + 1> first{};
-        std::uint16_t* codes = values_.codes.data();
+        std::array<const Layout*, group> layouts{};
         for (std::size_t i = 0; i < entries.size(); i += group) {
             const std::size_t n = std::min(group, entries.size() - i);
             for (std::size_t j = i + group; j < std::min(i + 2 * group, entries.size()); ++j)
@@ -325,37 +426,58 @@ private:
             predecessors.clear();
             for (std::size_t j = 0; j < n; ++j) {
                 first[j] = static_cast<std::uint32_t>(predecessors.size());
-                for_each_predecessor(layout, entries[i + j], [&](std::uint32_t pred) {
+                if (states.exchange(entries[i + j], done) == done) continue;  // already told (listed twice)
+                const auto [layout, local] = locate(entries[i + j]);
+                layouts[j] = layout;
+                for_each_predecessor(*layout, local, [&](std::uint64_t pred) {
+                    if (away(*layout, pred)) return;
                     predecessors.push_back(pred);
-                    __builtin_prefetch(states.state + pred, 1);
-                    __builtin_prefetch(codes + layout.global(pred), 1);
+                    __builtin_prefetch(states.state + layout->state(pred), 1);
+                    __builtin_prefetch(&store.code(layout->storage(pred)), 1);
                 });
             }
             first[n] = static_cast<std::uint32_t>(predecessors.size());
-            for (std::size_t j = 0; j < n; ++j) {
-                if (states.exchange(entries[i + j], done) == done) continue;  // already told (listed twice)
-                for (std::uint32_t k = first[j]; k < first[j + 1]; ++k)
-                    tell(layout, predecessors[k], distance, states, push);
-            }
+            for (std::size_t j = 0; j < n; ++j)
+                for (std::uint32_t k = first[j]; k < first[j + 1]; ++k) {
+                    const std::uint64_t pred = predecessors[k];
+                    tell(store.code(layouts[j]->storage(pred)), layouts[j]->state(pred), distance, states, push);
+                }
         }
     }
 
-    // Tells predecessor `pred` that one of its king moves leads to a
-    // position settled at `distance`.
+    // Tells the position at state index `at` (code `code`) that one of its
+    // king moves leads to a position settled at `distance`.
     template <bool Shared, class Push>
-    void tell(const Layout& layout, std::uint32_t pred, std::uint32_t distance, const States<Shared>& states,
-              Push& push) {
-        std::uint16_t& code = values_.codes[layout.global(pred)];
+    static void tell(std::uint16_t& code, std::uint32_t at, std::uint32_t distance, const States<Shared>& states,
+                     Push& push) {
         if (distance % 2 == 0) {  // a loss: the predecessor wins in one more
-            if (!states.claim(pred)) return;
+            if (!states.claim(at)) return;
             code = static_cast<std::uint16_t>(distance + 2);
-            push(static_cast<int>(distance + 1), pred);
+            push(static_cast<int>(distance + 1), at);
         } else {  // a win: one king move fewer that might not lose
-            if (states.load(pred) >= cannot_lose || !states.count_down(pred)) return;
+            if (states.load(at) >= cannot_lose || !states.count_down(at)) return;
             const int plies = std::max(static_cast<int>(distance) + 1, value_of_dtw_code(code).plies);
             code = static_cast<std::uint16_t>(dtw_code(Value::loss(plies)));
-            states.store(pred, settled);
-            push(plies, pred);
+            states.store(at, settled);
+            push(plies, at);
+        }
+    }
+
+    // Positions never settled are draws; returns the largest code of a position without a capture.
+    std::uint32_t finish(SolvedValues& store, const Layout& layout, std::uint64_t first, std::uint64_t last,
+                         const std::uint8_t* state) {
+        std::uint32_t max_code = 0;
+        for (std::uint64_t l = first; l < last; ++l) {
+            const std::uint64_t s = layout.storage(l);
+            if (state[layout.state(l)] <= cannot_lose) store.code(s) = 0;
+            if (!store.has_capture(s)) max_code = std::max<std::uint32_t>(max_code, store.code(s));
+        }
+        return max_code;
+    }
+
+    void note_max_code(std::uint32_t max_code) {
+        std::uint32_t seen = max_code_.load();
+        while (seen < max_code && !max_code_.compare_exchange_weak(seen, max_code)) {
         }
     }
 
@@ -363,67 +485,559 @@ private:
         if (progress_.positions_done) progress_.positions_done(positions);
     }
 
-    // Solves a pair; returns its number of positions.
-    template <bool Shared>
-    std::uint32_t solve_pair(const Pair& pair, Scratch& scratch) {
-        const Layout layout = layout_of(pair);
-        const std::uint32_t count = static_cast<std::uint32_t>((pair.alone ? 1 : 2) * layout.king_placements);
-        scratch.state.assign(count, 0);  // the buckets are left empty by the pair before
-        const States<Shared> states{scratch.state.data()};
-
+    // Works the queue of a pair that one member holds whole, from bucket 0 on.
+    template <bool Shared, class Push>
+    void run_queue(SolvedValues& store, const Layout& layout, Scratch& scratch, const States<Shared>& states,
+                   Push& push) {
+        auto locate = [&](std::uint32_t at) { return std::pair{&layout, std::uint64_t{at}}; };
+        auto here = [](const Layout&, std::uint64_t) { return false; };
         if constexpr (!Shared) {
-            auto push = [&](int plies, std::uint32_t local) {
-                add_to_buckets(scratch, static_cast<std::uint32_t>(plies), local);
-            };
-            for (std::uint32_t l = 0; l < count; ++l) initialise(layout, l, states, push);
             // Pushes go to later buckets only: bucket d's storage stays put.
             for (std::uint32_t d = 0; d < scratch.buckets.size(); ++d) {
-                propagate(layout, std::span<const std::uint32_t>(scratch.buckets[d]), d, states, push);
+                propagate(store, std::span<const std::uint32_t>(scratch.buckets[d]), d, states, push, locate, here);
                 scratch.buckets[d].clear();
             }
         } else {
-            std::mutex merge;
-            // body(first, last, pushes) over chunks of [0, n), in parallel.
-            auto run = [&](std::uint32_t n, auto&& body) {
-                tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, n, 1024),
-                                  [&](const tbb::blocked_range<std::uint32_t>& r) {
-                                      Pushes pushes;
-                                      body(r.begin(), r.end(), pushes);
-                                      const std::lock_guard lock(merge);
-                                      for (const auto& [d, l] : pushes.list) add_to_buckets(scratch, d, l);
-                                  });
-            };
-            run(count, [&](std::uint32_t first, std::uint32_t last, Pushes& pushes) {
-                for (std::uint32_t l = first; l != last; ++l) initialise(layout, l, states, pushes);
-            });
             for (std::uint32_t d = 0; d < scratch.buckets.size(); ++d) {
                 const std::vector<std::uint32_t> bucket = std::exchange(scratch.buckets[d], {});
                 const std::span<const std::uint32_t> entries(bucket);
-                run(static_cast<std::uint32_t>(entries.size()),
-                    [&](std::uint32_t first, std::uint32_t last, Pushes& pushes) {
-                        propagate(layout, entries.subspan(first, last - first), d, states, pushes);
-                    });
+                run_chunks(static_cast<std::uint32_t>(entries.size()), scratch.buckets,
+                           [&](std::uint32_t first, std::uint32_t last, Pushes& pushes) {
+                               propagate(store, entries.subspan(first, last - first), d, states, pushes, locate, here);
+                           });
             }
         }
+    }
 
-        std::uint32_t max_code = 0;
-        for (std::uint32_t l = 0; l < count; ++l) {
-            const std::uint64_t g = layout.global(l);
-            if (scratch.state[l] <= cannot_lose) values_.codes[g] = 0;  // never settled: a draw
-            if (!values_.has_capture(g)) max_code = std::max<std::uint32_t>(max_code, values_.codes[g]);
-        }
-        std::uint32_t seen = max_code_.load();
-        while (seen < max_code && !max_code_.compare_exchange_weak(seen, max_code)) {
-        }
+    // Solves a pair on one thread; `source` answers its positions in local order.
+    template <class Source>
+    std::uint32_t solve_pair_alone(SolvedValues& store, const Layout& layout, std::uint32_t count, Scratch& scratch,
+                                   Source& source) {
+        scratch.state.assign(count, 0);  // the buckets are left empty by the pair before
+        const States<false> states{scratch.state.data()};
+        auto push = [&](int plies, std::uint32_t at) {
+            add_to_buckets(scratch.buckets, static_cast<std::uint32_t>(plies), at);
+        };
+        for (std::uint32_t l = 0; l < count; ++l) initialise(store, layout, l, states, push, source);
+        run_queue(store, layout, scratch, states, push);
+        note_max_code(finish(store, layout, 0, count, scratch.state.data()));
         return count;
+    }
+
+    // Solves a pair with all threads; initialise_all(states, buckets) sets up its positions.
+    template <class InitialiseAll>
+    std::uint32_t solve_pair_shared(SolvedValues& store, const Layout& layout, std::uint32_t count, Scratch& scratch,
+                                    InitialiseAll&& initialise_all) {
+        scratch.state.assign(count, 0);
+        const States<true> states{scratch.state.data()};
+        initialise_all(states, scratch.buckets);
+        Pushes unused;
+        run_queue(store, layout, scratch, states, unused);
+        note_max_code(finish(store, layout, 0, count, scratch.state.data()));
+        return count;
+    }
+
+    // One process: the pairs of a level in parallel, big ones one at a time with all threads.
+    void solve_level(const PotentialLevels<N>& levels, int potential) {
+        const std::vector<Pair> pairs = pairs_of(levels, potential);
+        if (2 * sides_[0].king_placements() >= shared_pair_positions) {
+            for (const Pair& pair : pairs) {
+                const Layout layout = layout_of(pair);
+                const auto count = static_cast<std::uint32_t>(pair_positions(pair));
+                Scratch scratch;
+                const DirectSource source{*this};
+                report(solve_pair_shared(values_, layout, count, scratch, [&](const States<true>& states, Buckets& b) {
+                    run_chunks(count, b, [&](std::uint32_t first, std::uint32_t last, Pushes& pushes) {
+                        DirectSource s = source;
+                        for (std::uint32_t l = first; l != last; ++l) initialise(values_, layout, l, states, pushes, s);
+                    });
+                }));
+            }
+            return;
+        }
+        tbb::enumerable_thread_specific<Scratch> scratches;
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pairs.size(), 1),
+                          [&](const tbb::blocked_range<std::size_t>& r) {
+                              Scratch& scratch = scratches.local();
+                              DirectSource source{*this};
+                              std::uint64_t positions = 0;
+                              for (std::size_t i = r.begin(); i != r.end(); ++i) {
+                                  const Layout layout = layout_of(pairs[i]);
+                                  positions += solve_pair_alone(values_, layout,
+                                                                static_cast<std::uint32_t>(pair_positions(pairs[i])),
+                                                                scratch, source);
+                              }
+                              report(positions);  // once per chunk: pairs can be 2 positions
+                          });
+    }
+
+    // ---- A team member's level ----------------------------------------------
+
+    // What a member solves of a level: a pair whole, or its share
+    // [first, last) of a pair split over the team. Its codes go to the
+    // level's work area from `work` on.
+    struct Portion {
+        Pair pair;
+        std::uint64_t first, last;
+        std::uint64_t work;
+        const Split* split;
+        std::uint32_t count() const noexcept { return static_cast<std::uint32_t>(last - first); }
+    };
+
+    // A run of positions whose lookups are made and answered together, in
+    // order: the whole pairs portions[p0, p1) (small pairs), or positions
+    // [first, last) of portions[p0] (big or split pairs).
+    struct Chunk {
+        std::size_t p0, p1;
+        std::uint64_t first, last;
+        std::uint64_t entry;  // where its answers start in the level's entries
+    };
+
+    // The layout of a portion inside the level's work area; state indices
+    // from `state_base` for its first position (0: the portion's own scratch).
+    Layout layout_in_work(const Portion& portion, std::int64_t state_base) const {
+        Layout layout = layout_of(portion.pair);
+        const std::int64_t shift = static_cast<std::int64_t>(portion.work) - portion.first;
+        layout.storage_base[0] = layout.storage_base[1] = shift;
+        layout.state_shift = state_base - portion.first;
+        layout.split = portion.split;
+        return layout;
+    }
+
+    // Answers looked up for a chunk, consumed in the order they were asked:
+    // per position without a capture, one per man move; per position with
+    // one, `meta` tells how many, one per capture.
+    struct EntrySource {
+        const std::uint16_t* meta;  // by storage index: the number of captures, 0 without
+        const std::uint16_t* entries;
+        std::optional<Value> capture_value(const Layout& layout, std::uint64_t local, Position& q) {
+            const std::uint16_t captures = meta[layout.storage(local)];
+            if (captures == 0) {
+                q = layout.position(local);
+                return std::nullopt;
+            }
+            Value best = Value::loss(0);
+            for (std::uint16_t i = 0; i < captures; ++i) {
+                const Value v = before_move(value_of_dtw_code(*entries++));
+                if (preferred(v, best)) best = v;
+            }
+            return best;
+        }
+        Value promotion(const Position&) { return value_of_dtw_code(*entries++); }
+        Value man_move(const Position&, int) { return value_of_dtw_code(*entries++); }
+    };
+
+    // The words of the values that `local` needs from outside its pair, in
+    // the order initialise() takes them; sets its meta.
+    void ask(const Layout& layout, std::uint64_t local, std::uint16_t* meta, std::vector<std::uint64_t>& words) const {
+        const Position q = layout.position(local);
+        if (draughts::has_capture<V>(q)) {
+            draughts::MoveList<N> moves;
+            draughts::generate_moves<V>(q, moves);
+            meta[layout.storage(local)] = static_cast<std::uint16_t>(moves.size());
+            for (const Move& m : moves) {
+                Position child = q;
+                draughts::make_move(child, m);
+                words.push_back(tables_->locate(child));
+            }
+            return;
+        }
+        meta[layout.storage(local)] = 0;
+        const int h = layout.half_of(local);
+        draughts::for_each_man_move<V>(q, draughts::Color::white, [&](int from, int to, bool promotes) {
+            Position child = q;
+            draughts::make_move(child, Move{0, static_cast<std::uint8_t>(from), static_cast<std::uint8_t>(to), promotes});
+            words.push_back(promotes ? tables_->locate(child) : TeamTables<V>::word(0, own_global(child, h)));
+        });
+    }
+
+    // Calls f(layout, first, last) for the runs of positions of a chunk.
+    template <class F>
+    void for_each_run(const Chunk& c, const std::vector<Portion>& portions, F&& f) const {
+        if (c.p1 > c.p0 + 1 || c.last == 0) {
+            for (std::size_t p = c.p0; p < c.p1; ++p)
+                f(layout_in_work(portions[p], 0), portions[p].first, portions[p].last);
+        } else {
+            f(layout_in_work(portions[c.p0], 0), c.first, c.last);
+        }
+    }
+
+    // Looks up every value the member's positions need from outside their
+    // pairs, in rounds that every member takes part in (answering the others'
+    // questions even when it has none): `entries` gets the answers, chunk by
+    // chunk; `meta` the number of captures of each position.
+    void look_up(std::vector<Chunk>& chunks, const std::vector<Portion>& portions, std::vector<std::uint16_t>& meta,
+                 std::vector<std::uint16_t>& entries) {
+        const int members = team_->size();
+        // Rounds of at most lookup_positions positions (and one chunk at least).
+        std::vector<std::size_t> round_start{0};
+        std::uint64_t in_round = 0;
+        for (std::size_t c = 0; c < chunks.size(); ++c) {
+            std::uint64_t n = 0;
+            for_each_run(chunks[c], portions, [&](const Layout&, std::uint64_t f, std::uint64_t l) { n += l - f; });
+            if (in_round > 0 && in_round + n > options_.lookup_positions) {
+                round_start.push_back(c);
+                in_round = 0;
+            }
+            in_round += n;
+        }
+        round_start.push_back(chunks.size());
+        const std::uint64_t rounds = team_->all_max(round_start.size() - 1);
+        for (std::uint64_t r = 0; r < rounds; ++r) {
+            const std::size_t c0 = r + 1 < round_start.size() ? round_start[r] : chunks.size();
+            const std::size_t c1 = r + 1 < round_start.size() ? round_start[r + 1] : chunks.size();
+            const std::size_t n = c1 - c0;
+            // The questions, chunk by chunk.
+            std::vector<std::vector<std::uint64_t>> words(n);
+            tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) {
+                for_each_run(chunks[c0 + i], portions, [&](const Layout& layout, std::uint64_t f, std::uint64_t l) {
+                    for (std::uint64_t x = f; x < l; ++x) ask(layout, x, meta.data(), words[i]);
+                });
+            });
+            // Sent to the members holding them, in chunk order: counts[i][j]
+            // of chunk i's go to member j, from start[i][j] of j's part.
+            std::vector<std::vector<std::size_t>> start(n, std::vector<std::size_t>(members, 0));
+            tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) {
+                for (std::uint64_t w : words[i])
+                    if (w != TeamTables<V>::no_piece) ++start[i][tables_->owner(w)];
+            });
+            std::vector<std::size_t> counts(members, 0);
+            for (int j = 0; j < members; ++j)
+                for (std::size_t i = 0; i < n; ++i) counts[j] += std::exchange(start[i][j], counts[j]);
+            std::vector<std::size_t> part(members + 1, 0);
+            for (int j = 0; j < members; ++j) part[j + 1] = part[j] + counts[j];
+            std::vector<std::uint64_t> questions(part[members]);
+            tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) {
+                std::vector<std::size_t> at(members);
+                for (int j = 0; j < members; ++j) at[j] = part[j] + start[i][j];
+                for (std::uint64_t w : words[i])
+                    if (w != TeamTables<V>::no_piece) questions[at[tables_->owner(w)]++] = w;
+            });
+            const Inbox<std::uint64_t> asked = exchange<std::uint64_t>(*team_, questions, counts);
+            // The answers to the others' questions.
+            std::vector<std::uint16_t> answers(asked.total());
+            std::vector<std::size_t> answer_counts(members);
+            std::size_t offset = 0;
+            for (int j = 0; j < members; ++j) {
+                const std::span<const std::uint64_t> q = asked.from(j);
+                tbb::parallel_for(std::size_t{0}, q.size(), [&](std::size_t x) { answers[offset + x] = tables_->code(q[x]); });
+                answer_counts[j] = q.size();
+                offset += q.size();
+            }
+            const Inbox<std::uint16_t> answered = exchange<std::uint16_t>(*team_, answers, answer_counts);
+            // Into the entries, in the order asked.
+            std::vector<std::uint64_t> entry_first(n + 1, entries.size());
+            for (std::size_t i = 0; i < n; ++i) entry_first[i + 1] = entry_first[i] + words[i].size();
+            entries.resize(entry_first[n]);
+            tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) {
+                chunks[c0 + i].entry = entry_first[i];
+                std::vector<std::size_t> at(start[i]);
+                std::uint16_t* out = entries.data() + entry_first[i];
+                for (std::uint64_t w : words[i]) {
+                    if (w == TeamTables<V>::no_piece) {
+                        *out++ = static_cast<std::uint16_t>(dtw_code(Value::loss(0)));
+                    } else {
+                        const int j = tables_->owner(w);
+                        *out++ = answered.from(j)[at[j]++];
+                    }
+                }
+            });
+        }
+    }
+
+    // Sends the codes and capture marks of the member's positions of a level
+    // to the members whose ranges hold them, and takes in those it holds.
+    // A record: global start, count, the codes, the capture marks (one byte
+    // per 8 positions), zero bytes up to a multiple of 8.
+    void send_home(const std::vector<Portion>& portions, const SolvedValues& work) {
+        const int members = team_->size();
+        const Ranges& homes = tables_->homes();
+        // Rounds of at most lookup_positions positions, as many for every member.
+        std::vector<std::size_t> round_start{0};
+        std::uint64_t in_round = 0;
+        for (std::size_t p = 0; p < portions.size(); ++p) {
+            if (in_round > 0 && in_round + portions[p].count() > options_.lookup_positions) {
+                round_start.push_back(p);
+                in_round = 0;
+            }
+            in_round += portions[p].count();
+        }
+        round_start.push_back(portions.size());
+        const std::uint64_t rounds = team_->all_max(round_start.size() - 1);
+        for (std::uint64_t r = 0; r < rounds; ++r) {
+            const std::size_t p0 = r + 1 < round_start.size() ? round_start[r] : portions.size();
+            const std::size_t p1 = r + 1 < round_start.size() ? round_start[r + 1] : portions.size();
+            std::vector<std::vector<std::byte>> out(members);
+            for (std::size_t p = p0; p < p1; ++p) {
+                const Portion& portion = portions[p];
+                const Layout layout = layout_in_work(portion, 0);
+                // Runs of consecutive global positions: a half at a time, cut where the ranges change hands.
+                std::uint64_t l = portion.first;
+                while (l < portion.last) {
+                    const int h = layout.half_of(l);
+                    const std::uint64_t g = layout.global(l);
+                    const int home = homes.owner(g);
+                    const std::uint64_t half_end = (h + 1) * layout.king_placements;
+                    const std::uint64_t end = std::min<std::uint64_t>(
+                        {portion.last, half_end, l + (homes.first(home + 1) - g)});
+                    const auto count = static_cast<std::uint32_t>(end - l);
+                    std::vector<std::byte>& o = out[home];
+                    const std::size_t at = o.size();
+                    const std::size_t marks = (count + 7) / 8;
+                    o.resize(at + (16 + 2 * std::size_t{count} + marks + 7) / 8 * 8, std::byte{0});
+                    std::byte* rec = o.data() + at;
+                    store_u64(rec, g);
+                    store_u64(rec + 8, count);
+                    std::memcpy(rec + 16, work.codes.data() + (layout.storage(l) - work.first), 2 * std::size_t{count});
+                    for (std::uint32_t x = 0; x < count; ++x)
+                        if (work.has_capture(layout.storage(l + x)))
+                            rec[16 + 2 * count + x / 8] |= static_cast<std::byte>(1 << (x % 8));
+                    l += count;
+                }
+            }
+            const Inbox<std::byte> received = exchange<std::byte>(*team_, out);
+            SolvedValues& home = tables_->home();
+            for (int j = 0; j < members; ++j) {
+                const std::span<const std::byte> in = received.from(j);
+                for (std::size_t at = 0; at < in.size();) {
+                    const std::byte* rec = in.data() + at;
+                    const std::uint64_t g = load_u64(rec), count = load_u64(rec + 8);
+                    if (!home.holds(g) || !home.holds(g + count - 1))
+                        throw std::logic_error("a team member sent positions this member does not hold");
+                    std::memcpy(&home.code(g), rec + 16, 2 * count);
+                    for (std::uint64_t x = 0; x < count; ++x)
+                        if (std::to_integer<int>(rec[16 + 2 * count + x / 8]) >> (x % 8) & 1) home.mark_capture(g + x);
+                    at += (16 + 2 * count + (count + 7) / 8 + 7) / 8 * 8;
+                }
+            }
+        }
+    }
+
+    // The queue of the pairs split over the team, worked in step: at each
+    // distance every member tells the predecessors of its positions settled
+    // at that distance, sends those another member holds to it, and applies
+    // those it receives. `portions[first..]` are the member's shares of the
+    // split pairs, their states in `lock` from their lock_base on.
+    void run_split_queue(SolvedValues& work, const std::vector<Portion>& portions, std::size_t first,
+                         std::vector<std::uint8_t>& lock, Buckets& buckets) {
+        const int members = team_->size(), me = team_->rank();
+        const States<true> states{lock.data()};
+        std::vector<Layout> layouts;
+        std::vector<std::uint32_t> bases;  // lock index of each portion's first position
+        for (std::size_t p = first; p < portions.size(); ++p) {
+            const std::uint32_t base = portions[p].split->lock_base[me];
+            layouts.push_back(layout_in_work(portions[p], base));
+            bases.push_back(base);
+        }
+        auto locate = [&](std::uint32_t at) {
+            const std::size_t i = std::upper_bound(bases.begin(), bases.end(), at) - bases.begin() - 1;
+            return std::pair{&layouts[i], static_cast<std::uint64_t>(at - layouts[i].state_shift)};
+        };
+        constexpr std::uint64_t none = ~std::uint64_t{0};
+        auto next = [&](std::uint64_t after) {
+            std::uint64_t d = after + 1;
+            while (d < buckets.size() && buckets[d].empty()) ++d;
+            return team_->all_min(d < buckets.size() ? d : none);
+        };
+        for (std::uint64_t d = next(none); d != none; d = next(d)) {
+            // d is the team's next distance: this member may have nothing at it.
+            const std::vector<std::uint32_t> bucket = d < buckets.size() ? std::exchange(buckets[d], {})
+                                                                         : std::vector<std::uint32_t>{};
+            const std::uint64_t batch = options_.update_positions;
+            const std::uint64_t batches = team_->all_max((bucket.size() + batch - 1) / batch);
+            for (std::uint64_t b = 0; b < batches; ++b) {
+                const std::size_t from = std::min<std::size_t>(bucket.size(), b * batch);
+                const std::span<const std::uint32_t> entries =
+                    std::span<const std::uint32_t>(bucket).subspan(from, std::min<std::size_t>(batch, bucket.size() - from));
+                tbb::enumerable_thread_specific<std::vector<std::vector<std::uint32_t>>> outboxes(
+                    [&] { return std::vector<std::vector<std::uint32_t>>(members); });
+                run_chunks(static_cast<std::uint32_t>(entries.size()), buckets,
+                           [&](std::uint32_t f, std::uint32_t l, Pushes& pushes) {
+                               auto& outbox = outboxes.local();
+                               auto away = [&](const Layout& layout, std::uint64_t pred) {
+                                   const int owner = layout.split->owner(pred);
+                                   if (owner == me) return false;
+                                   outbox[owner].push_back(layout.split->lock_base[owner] +
+                                                           static_cast<std::uint32_t>(pred - layout.split->bounds[owner]));
+                                   return true;
+                               };
+                               propagate(work, entries.subspan(f, l - f), static_cast<std::uint32_t>(d), states, pushes,
+                                         locate, away);
+                           });
+                std::vector<std::vector<std::uint32_t>> out(members);
+                for (auto& outbox : outboxes)
+                    for (int j = 0; j < members; ++j) out[j].insert(out[j].end(), outbox[j].begin(), outbox[j].end());
+                const Inbox<std::uint32_t> received = exchange<std::uint32_t>(*team_, out);
+                for (int j = 0; j < members; ++j) {
+                    const std::span<const std::uint32_t> told = received.from(j);
+                    run_chunks(static_cast<std::uint32_t>(told.size()), buckets,
+                               [&](std::uint32_t f, std::uint32_t l, Pushes& pushes) {
+                                   for (std::uint32_t x = f; x < l; ++x) {
+                                       const auto [layout, local] = locate(told[x]);
+                                       tell(work.code(layout->storage(local)), told[x], static_cast<std::uint32_t>(d),
+                                            states, pushes);
+                                   }
+                               });
+                }
+            }
+        }
+    }
+
+    // A team member's part of one level.
+    void solve_level_in_team(const PotentialLevels<N>& levels, const typename PotentialLevels<N>::Level& level) {
+        const int members = team_->size(), me = team_->rank();
+        const std::uint64_t configurations = level.men_configurations;
+        const std::uint64_t K = sides_[0].king_placements();
+        // The member's portions: its share of the level's men configurations,
+        // whole, or its share of every pair when there are too few to go round.
+        std::vector<Portion> portions;
+        std::vector<Split> splits;
+        std::uint64_t work = 0;
+        // Whole pairs are numbered with 32 bits: bigger ones are always split.
+        const bool split = (configurations < options_.configurations_per_member * static_cast<std::uint64_t>(members) ||
+                            2 * K >= std::uint64_t{1} << 31) &&
+                           2 * K >= options_.min_split_positions;
+        if (split) {
+            const std::vector<Pair> pairs = pairs_of(levels, level.potential);
+            splits.resize(pairs.size());
+            std::vector<std::uint64_t> lock_next(members, 0);
+            for (std::size_t i = 0; i < pairs.size(); ++i) {
+                const std::uint64_t size = pair_positions(pairs[i]);
+                Split& s = splits[i];
+                for (int j = 0; j <= members; ++j)
+                    s.bounds.push_back(share_bound(size, j, members));
+                for (int j = 0; j < members; ++j) {
+                    s.lock_base.push_back(static_cast<std::uint32_t>(lock_next[j]));
+                    lock_next[j] += s.bounds[j + 1] - s.bounds[j];
+                }
+                if (lock_next[me] >= std::uint64_t{1} << 32)
+                    throw std::runtime_error(material_.name() + ": more than 2^32 positions of one level on one "
+                                             "member; build it on more ranks");
+            }
+            for (std::size_t i = 0; i < pairs.size(); ++i) {
+                const std::uint64_t f = splits[i].bounds[me];
+                const std::uint64_t l = splits[i].bounds[me + 1];
+                if (f < l) portions.push_back({pairs[i], f, l, std::exchange(work, work + (l - f)), &splits[i]});
+            }
+        } else {
+            const auto share = [&](int j) { return share_bound(configurations, j, members); };
+            for (const Pair& pair : pairs_of(levels, level.potential, share(me), share(me + 1) - share(me))) {
+                const auto size = static_cast<std::uint32_t>(pair_positions(pair));
+                portions.push_back({pair, 0, size, std::exchange(work, work + size), nullptr});
+            }
+        }
+        // Small whole pairs first (chunks of several), then the big ones and
+        // the shares of split pairs (chunks of slices).
+        const std::uint64_t big = options_.shared_pair_positions;
+        std::stable_partition(portions.begin(), portions.end(), [&](const Portion& p) {
+            return !p.split && p.count() < big;
+        });
+        work = 0;
+        for (Portion& p : portions) p.work = std::exchange(work, work + p.count());
+        constexpr std::uint32_t slice = 4096;
+        std::vector<Chunk> chunks;
+        std::size_t small = 0;
+        while (small < portions.size() && !portions[small].split && portions[small].count() < big) {
+            std::size_t end = small;
+            std::uint64_t n = 0;
+            while (end < portions.size() && !portions[end].split && portions[end].count() < big &&
+                   n < slice)
+                n += portions[end++].count();
+            chunks.push_back({small, end, 0, 0, 0});
+            small = end;
+        }
+        for (std::size_t p = small; p < portions.size(); ++p)
+            for (std::uint64_t f = portions[p].first; f < portions[p].last; f += slice)
+                chunks.push_back({p, p + 1, f, std::min<std::uint64_t>(portions[p].last, f + slice), 0});
+
+        SolvedValues store(material_, 0, 0, work);
+        std::vector<std::uint16_t> meta(work), entries;
+        look_up(chunks, portions, meta, entries);
+
+        // Small whole pairs, a chunk per task.
+        std::size_t c = 0;
+        const std::size_t small_chunks = std::find_if(chunks.begin(), chunks.end(), [&](const Chunk& ch) {
+                                             return ch.p0 >= small;
+                                         }) - chunks.begin();
+        {
+            tbb::enumerable_thread_specific<Scratch> scratches;
+            tbb::parallel_for(std::size_t{0}, small_chunks, [&](std::size_t i) {
+                Scratch& scratch = scratches.local();
+                EntrySource source{meta.data(), entries.data() + chunks[i].entry};
+                std::uint64_t positions = 0;
+                for (std::size_t p = chunks[i].p0; p < chunks[i].p1; ++p)
+                    positions += solve_pair_alone(store, layout_in_work(portions[p], 0), portions[p].count(), scratch,
+                                                  source);
+                report(positions);
+            });
+            c = small_chunks;
+        }
+        // Big whole pairs, one at a time with all threads.
+        std::size_t first_split = small;
+        while (first_split < portions.size() && !portions[first_split].split) ++first_split;
+        for (std::size_t p = small; p < first_split; ++p) {
+            const std::size_t c0 = c;
+            while (c < chunks.size() && chunks[c].p0 == p) ++c;
+            const Layout layout = layout_in_work(portions[p], 0);
+            Scratch scratch;
+            report(solve_pair_shared(store, layout, portions[p].count(), scratch,
+                                     [&](const States<true>& states, Buckets& buckets) {
+                                         initialise_chunks(store, chunks, c0, c, meta, entries, states, buckets,
+                                                           [&](std::size_t) { return layout; });
+                                     }));
+        }
+        // The shares of split pairs, in step with the team.
+        if (split) {
+            std::uint64_t lock_size = 0;
+            for (std::size_t p = first_split; p < portions.size(); ++p) lock_size += portions[p].count();
+            std::vector<std::uint8_t> lock(lock_size, 0);
+            Buckets buckets;
+            const States<true> states{lock.data()};
+            initialise_chunks(store, chunks, c, chunks.size(), meta, entries, states, buckets,
+                              [&](std::size_t p) { return layout_in_work(portions[p], portions[p].split->lock_base[me]); });
+            run_split_queue(store, portions, first_split, lock, buckets);
+            std::uint32_t max_code = 0;
+            for (std::size_t p = first_split; p < portions.size(); ++p)
+                max_code = std::max(max_code, finish(store, layout_in_work(portions[p], portions[p].split->lock_base[me]),
+                                                     portions[p].first, portions[p].last, lock.data()));
+            note_max_code(max_code);
+            report(lock_size);
+        }
+        meta = {};
+        entries = {};
+        send_home(portions, store);
+    }
+
+    // Sets up the positions of chunks [c0, c1) (each one portion's slice) in
+    // parallel, their states through layout_of_portion(p).
+    template <class LayoutOf>
+    void initialise_chunks(SolvedValues& store, const std::vector<Chunk>& chunks, std::size_t c0, std::size_t c1,
+                           const std::vector<std::uint16_t>& meta,
+                           const std::vector<std::uint16_t>& entries, const States<true>& states, Buckets& buckets,
+                           LayoutOf&& layout_of_portion) {
+        std::mutex merge;
+        tbb::parallel_for(c0, c1, [&](std::size_t i) {
+            const Chunk& chunk = chunks[i];
+            const Layout layout = layout_of_portion(chunk.p0);
+            EntrySource source{meta.data(), entries.data() + chunk.entry};
+            Pushes pushes;
+            for (std::uint64_t l = chunk.first; l < chunk.last; ++l) initialise(store, layout, l, states, pushes, source);
+            const std::lock_guard lock(merge);
+            for (const auto& [d, at] : pushes.list) add_to_buckets(buckets, d, at);
+        });
     }
 
     Material material_;
     bool symmetric_;
     Index<N> sides_[2];
-    const Successors<V>& successors_;
     SolveProgress progress_;
+    // One process:
+    const Successors<V>* successors_ = nullptr;
     SolvedValues values_;
+    // A team:
+    Team* team_ = nullptr;
+    TeamTables<V>* tables_ = nullptr;
+    TeamOptions options_;
     std::atomic<std::uint32_t> max_code_{0};
 };
 

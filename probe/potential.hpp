@@ -57,8 +57,17 @@ public:
     // Calls f(white_men, black_men) for every men configuration of potential p.
     template <class F>
     void for_each_men_configuration(int p, F&& f) const {
-        if (p < 0 || p > max_potential_ || ways(0, white_men_, black_men_, p) == 0) return;
-        visit(0, white_men_, black_men_, p, 0, 0, f);
+        for_each_men_configuration(p, 0, ~std::uint64_t{0}, f);
+    }
+
+    // The same for configurations first .. first + count - 1 of potential p,
+    // in the same order, without walking those before `first`: a team member
+    // enumerates its share of a level only.
+    template <class F>
+    void for_each_men_configuration(int p, std::uint64_t first, std::uint64_t count, F&& f) const {
+        if (count == 0 || p < 0 || p > max_potential_ || ways(0, white_men_, black_men_, p) == 0) return;
+        Walk walk{first, count};
+        visit(0, white_men_, black_men_, p, 0, 0, walk, f);
     }
 
 private:
@@ -71,21 +80,39 @@ private:
         return ways_[slot(square, white, black, p)];
     }
 
+    // Configurations still to skip and still to visit.
+    struct Walk {
+        std::uint64_t skip;
+        std::uint64_t left;
+        // Whether a subtree of `ways` configurations is entered; skips it whole if not.
+        bool enter(std::uint64_t ways) noexcept {
+            if (ways == 0 || left == 0) return false;
+            if (skip >= ways) {
+                skip -= ways;
+                return false;
+            }
+            return true;
+        }
+    };
+
     template <class F>
-    void visit(int square, int white, int black, int p, Bitboard white_men, Bitboard black_men, F& f) const {
-        if (white == 0 && black == 0) {  // ways() > 0 guarantees p == 0 here
+    void visit(int square, int white, int black, int p, Bitboard white_men, Bitboard black_men, Walk& walk,
+               F& f) const {
+        if (white == 0 && black == 0) {  // ways() > 0 guarantees p == 0 here; enter() that skip == 0
             f(white_men, black_men);
+            --walk.left;
             return;
         }
         const Bitboard here = draughts::bit<Bitboard>(geometry::bit_of_square(square));
-        if (ways(square + 1, white, black, p)) visit(square + 1, white, black, p, white_men, black_men, f);
+        if (walk.enter(ways(square + 1, white, black, p)))
+            visit(square + 1, white, black, p, white_men, black_men, walk, f);
         const int row = geometry::row_of_square(square);
         const int up = advancement<N>(draughts::Color::white, square);
-        if (white > 0 && row != 0 && p >= up && ways(square + 1, white - 1, black, p - up))
-            visit(square + 1, white - 1, black, p - up, white_men | here, black_men, f);
+        if (white > 0 && row != 0 && p >= up && walk.enter(ways(square + 1, white - 1, black, p - up)))
+            visit(square + 1, white - 1, black, p - up, white_men | here, black_men, walk, f);
         const int down = advancement<N>(draughts::Color::black, square);
-        if (black > 0 && row != N - 1 && p >= down && ways(square + 1, white, black - 1, p - down))
-            visit(square + 1, white, black - 1, p - down, white_men, black_men | here, f);
+        if (black > 0 && row != N - 1 && p >= down && walk.enter(ways(square + 1, white, black - 1, p - down)))
+            visit(square + 1, white, black - 1, p - down, white_men, black_men | here, walk, f);
     }
 
     int white_men_, black_men_, max_potential_;

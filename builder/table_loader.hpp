@@ -1,0 +1,57 @@
+// Tables built before, read back into the solver's form (SolvedValues): the
+// stored codes, and the capture positions, which the files store as fillers,
+// solved again through the probe library. A build reads whole tables; a team
+// member its range of blocks.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string_view>
+#include <vector>
+
+#include <tbb/parallel_for.h>
+
+#include "builder/solved_values.hpp"
+#include "probe/prober.hpp"
+#include "probe/table_file.hpp"
+
+namespace dtb {
+
+// The .dtw table of canonical material m in `variant_dir`. Throws TableError.
+template <class V>
+TableFile open_dtw_table(const std::filesystem::path& variant_dir, const Material& m) {
+    return TableFile::open(variant_dir / table_file_name(m, TableKind::dtw), {std::string_view(V::name), m, TableKind::dtw});
+}
+
+// Blocks [first_block, last_block) of `file`. `prober` answers the capture
+// positions, from the tables the material leads to.
+template <class V>
+SolvedValues load_solved_values(const TableFile& file, const Prober<V>& prober, std::uint64_t first_block,
+                                std::uint64_t last_block) {
+    constexpr int N = V::board_size;
+    const TableHeader& h = file.header();
+    const Material& m = h.material;
+    const Index<N> own(m), mirror(m.mirrored());
+    const std::uint64_t first = first_block << h.block_shift;
+    const std::uint64_t end = std::min(h.positions(), last_block << h.block_shift);
+    SolvedValues values(m, h.positions_per_side, first, end > first ? end - first : 0);
+    tbb::parallel_for(first_block, std::max(first_block, last_block), [&](std::uint64_t b) {
+        std::vector<std::byte> block(h.block_bytes(b));
+        file.read_block(b, block);
+        const std::uint64_t start = b << h.block_shift;
+        for (std::uint64_t k = 0; k < h.block_values(b); ++k) {
+            const std::uint64_t g = start + k;
+            const bool mirrored = g >= own.size();
+            const draughts::Position<N> p = mirrored ? mirror.unrank(g - own.size()) : own.unrank(g);
+            if (draughts::has_capture<V>(p)) {
+                values.mark_capture(g);
+                values.code(g) = static_cast<std::uint16_t>(dtw_code(prober.value(p)));
+            } else {
+                values.code(g) = static_cast<std::uint16_t>(value_at(block, h.value_bits, k));
+            }
+        }
+    });
+    return values;
+}
+
+}  // namespace dtb
