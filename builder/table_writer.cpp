@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
+#include <span>
 #include <stdexcept>
 #include <tuple>
 #include <utility>
@@ -155,7 +157,10 @@ std::string make_provenance(const std::string& options) {
     return j.dump();
 }
 
-WrittenTables write_tables(const std::filesystem::path& directory, const TableSpec& spec, const ValueSource& values) {
+namespace {
+
+// The header both files share; write_files() sets the kind and value bits of each.
+TableHeader header_of(const TableSpec& spec) {
     TableHeader header;
     header.variant = spec.variant;
     header.board_size = spec.board_size;
@@ -164,8 +169,102 @@ WrittenTables write_tables(const std::filesystem::path& directory, const TableSp
     header.block_shift = spec.block_shift;
     header.positions_per_side = spec.positions_per_side;
     header.provenance = spec.provenance.empty() ? make_provenance("") : spec.provenance;
-    const std::uint64_t blocks = header.block_count();
+    return header;
+}
 
+int dtw_bits_for(std::uint32_t max_code) {
+    if (max_code > max_dtw_code)
+        throw std::runtime_error("a distance of " + std::to_string(max_code - 1) +
+                                 " plies does not fit the .dtw format (at most 65,534)");
+    return max_code <= 255 ? 8 : 16;
+}
+
+// Blocks [first, first + count) of both files, compressed in parallel.
+struct CompressedBlock {
+    std::vector<std::byte> wld, dtw;
+};
+std::vector<CompressedBlock> compress_blocks(const TableHeader& header, const TableSpec& spec, std::uint32_t max_code,
+                                             const ValueSource& values, std::uint64_t first, std::uint64_t count) {
+    const int dtw_bits = dtw_bits_for(max_code);
+    std::vector<CompressedBlock> blocks(count);
+    tbb::parallel_for(std::uint64_t{0}, count, [&](std::uint64_t i) {
+        const std::uint64_t b = first + i;
+        std::vector<std::uint32_t> codes(header.block_values(b));
+        values(b << header.block_shift, codes);
+        for (std::uint32_t c : codes)
+            if (c != dont_care && c > max_code)
+                throw std::runtime_error("a DTW code of " + std::to_string(c) + " exceeds the largest announced, " +
+                                         std::to_string(max_code));
+        std::vector<std::byte> wld, dtw;
+        encode_block(codes, dtw_bits, wld, dtw);
+        blocks[i] = {compress(wld, spec.wld_compression_level), compress(dtw, spec.dtw_compression_level)};
+    });
+    return blocks;
+}
+
+// The two files of a table, their blocks added in order.
+class TableFiles {
+public:
+    TableFiles(const std::filesystem::path& directory, TableHeader header, std::uint32_t max_code) {
+        written_.max_code = max_code;
+        written_.dtw_bits = dtw_bits_for(max_code);
+        written_.wld = directory / table_file_name(header.material, TableKind::wld);
+        written_.dtw = directory / table_file_name(header.material, TableKind::dtw);
+        header.kind = TableKind::wld;
+        header.value_bits = 2;
+        wld_.emplace(written_.wld, header);
+        header.kind = TableKind::dtw;
+        header.value_bits = written_.dtw_bits;
+        dtw_.emplace(written_.dtw, header);
+    }
+    void add(const CompressedBlock& block) {
+        wld_->add_block(block.wld);
+        dtw_->add_block(block.dtw);
+    }
+    WrittenTables finish() {
+        std::tie(written_.wld_bytes, written_.wld_checksum) = wld_->finish();
+        std::tie(written_.dtw_bytes, written_.dtw_checksum) = dtw_->finish();
+        return written_;
+    }
+
+private:
+    WrittenTables written_;
+    std::optional<FileWriter> wld_, dtw_;
+};
+
+// A batch of compressed blocks as one message: per block the two sizes, then the bytes.
+std::vector<std::byte> serialise(std::span<const CompressedBlock> blocks) {
+    std::vector<std::byte> out;
+    for (const CompressedBlock& b : blocks) {
+        const std::size_t at = out.size();
+        out.resize(at + 16 + b.wld.size() + b.dtw.size());
+        store_u64(out.data() + at, b.wld.size());
+        store_u64(out.data() + at + 8, b.dtw.size());
+        std::copy(b.wld.begin(), b.wld.end(), out.begin() + static_cast<std::ptrdiff_t>(at + 16));
+        std::copy(b.dtw.begin(), b.dtw.end(), out.begin() + static_cast<std::ptrdiff_t>(at + 16 + b.wld.size()));
+    }
+    return out;
+}
+
+std::vector<CompressedBlock> deserialise(std::span<const std::byte> in) {
+    std::vector<CompressedBlock> blocks;
+    for (std::size_t at = 0; at < in.size();) {
+        if (in.size() - at < 16) throw std::runtime_error("a team member sent a damaged batch of blocks");
+        const std::uint64_t wld = load_u64(in.data() + at), dtw = load_u64(in.data() + at + 8);
+        if (wld > in.size() - at - 16 || dtw > in.size() - at - 16 - wld)
+            throw std::runtime_error("a team member sent a damaged batch of blocks");
+        const std::byte* p = in.data() + at + 16;
+        blocks.push_back({std::vector<std::byte>(p, p + wld), std::vector<std::byte>(p + wld, p + wld + dtw)});
+        at += 16 + wld + dtw;
+    }
+    return blocks;
+}
+
+}  // namespace
+
+WrittenTables write_tables(const std::filesystem::path& directory, const TableSpec& spec, const ValueSource& values) {
+    const TableHeader header = header_of(spec);
+    const std::uint64_t blocks = header.block_count();
     auto block_codes = [&](std::uint64_t b, std::vector<std::uint32_t>& codes) {
         codes.resize(header.block_values(b));
         values(b << header.block_shift, codes);
@@ -182,48 +281,44 @@ WrittenTables write_tables(const std::filesystem::path& directory, const TableSp
             return m;
         },
         [](std::uint32_t a, std::uint32_t b) { return std::max(a, b); });
-    if (max_code > max_dtw_code)
-        throw std::runtime_error("a distance of " + std::to_string(max_code - 1) +
-                                 " plies does not fit the .dtw format (at most 65,534)");
+    TableFiles files(directory, header, max_code);
+    for (std::uint64_t first = 0; first < blocks; first += batch_blocks)
+        for (const CompressedBlock& b :
+             compress_blocks(header, spec, max_code, values, first, std::min(batch_blocks, blocks - first)))
+            files.add(b);
+    return files.finish();
+}
 
-    WrittenTables written;
-    written.max_code = max_code;
-    written.dtw_bits = max_code <= 255 ? 8 : 16;
-    written.wld = directory / table_file_name(spec.material, TableKind::wld);
-    written.dtw = directory / table_file_name(spec.material, TableKind::dtw);
-    header.kind = TableKind::wld;
-    header.value_bits = 2;
-    FileWriter wld_file(written.wld, header);
-    header.kind = TableKind::dtw;
-    header.value_bits = written.dtw_bits;
-    FileWriter dtw_file(written.dtw, header);
-
-    struct Compressed {
-        std::vector<std::byte> wld, dtw;
-    };
-    std::vector<Compressed> batch;
-    for (std::uint64_t first = 0; first < blocks; first += batch_blocks) {
-        const std::uint64_t count = std::min(batch_blocks, blocks - first);
-        batch.assign(count, {});
-        tbb::parallel_for(std::uint64_t{0}, count, [&](std::uint64_t i) {
-            std::vector<std::uint32_t> codes;
-            std::vector<std::byte> wld, dtw;
-            block_codes(first + i, codes);
-            for (std::uint32_t c : codes)
-                if (c != dont_care && c > max_code)
-                    throw std::runtime_error("a DTW code of " + std::to_string(c) + " exceeds the largest announced, " +
-                                             std::to_string(max_code));
-            encode_block(codes, written.dtw_bits, wld, dtw);
-            batch[i] = {compress(wld, spec.wld_compression_level), compress(dtw, spec.dtw_compression_level)};
-        });
-        for (const Compressed& c : batch) {
-            wld_file.add_block(c.wld);
-            dtw_file.add_block(c.dtw);
+WrittenTables write_tables(Team& team, const std::filesystem::path& directory, const TableSpec& spec,
+                           std::uint64_t first, std::uint64_t count, const ValueSource& values) {
+    if (!spec.max_code) throw std::logic_error("a team writes tables with an announced largest code");
+    const TableHeader header = header_of(spec);
+    const std::uint64_t first_block = first >> header.block_shift;
+    const std::uint64_t end_block = (first + count + header.block_positions() - 1) >> header.block_shift;
+    if (count > 0 && first != first_block << header.block_shift)
+        throw std::logic_error("a team member's range does not start at a block");
+    // Every member compresses its blocks first, so that the writer then only waits on the network.
+    const std::vector<CompressedBlock> mine =
+        compress_blocks(header, spec, *spec.max_code, values, first_block, end_block - first_block);
+    constexpr std::size_t batch_bytes = std::size_t{64} << 20;
+    if (team.rank() != 0) {
+        std::size_t from = 0;
+        while (from < mine.size()) {
+            std::size_t to = from, bytes = 0;
+            for (; to < mine.size() && (to == from || bytes < batch_bytes); ++to)
+                bytes += mine[to].wld.size() + mine[to].dtw.size();
+            team.send(0, serialise(std::span<const CompressedBlock>(mine).subspan(from, to - from)));
+            from = to;
         }
+        team.send(0, {});  // the end of this member's blocks
+        return {};
     }
-    std::tie(written.wld_bytes, written.wld_checksum) = wld_file.finish();
-    std::tie(written.dtw_bytes, written.dtw_checksum) = dtw_file.finish();
-    return written;
+    TableFiles files(directory, header, *spec.max_code);
+    for (const CompressedBlock& b : mine) files.add(b);
+    for (int j = 1; j < team.size(); ++j)
+        for (std::vector<std::byte> batch = team.receive(j); !batch.empty(); batch = team.receive(j))
+            for (const CompressedBlock& b : deserialise(batch)) files.add(b);
+    return files.finish();
 }
 
 }  // namespace dtb

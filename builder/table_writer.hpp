@@ -12,6 +12,7 @@
 #include <span>
 #include <string>
 
+#include "builder/team.hpp"
 #include "probe/material.hpp"
 #include "probe/table_format.hpp"
 
@@ -60,6 +61,14 @@ struct WrittenTables {
 // Writes DIRECTORY/MATERIAL.wld and .dtw. Throws std::runtime_error if a code
 // is larger than 65,535 or a file cannot be written.
 WrittenTables write_tables(const std::filesystem::path& directory, const TableSpec& spec, const ValueSource& values);
+
+// The same, from a team (team.hpp) whose member j holds `values` for
+// positions [first, first + count) of the table, first a multiple of the
+// block size and the ranges in member order: each member compresses its
+// blocks, and member 0 writes the files (its result; the others get an empty
+// one). spec.max_code must be set, the same on every member.
+WrittenTables write_tables(Team& team, const std::filesystem::path& directory, const TableSpec& spec,
+                           std::uint64_t first, std::uint64_t count, const ValueSource& values);
 
 // The provenance JSON for `options` (the command line), with dtb's version and
 // the time now, or the time SOURCE_DATE_EPOCH gives if it is set.

@@ -5,13 +5,16 @@
 // ranges, must have the brute-force value and distance. The options force
 // every way the team shares work: pairs split over all members (their queues
 // worked in step), whole pairs shared out, lookups and updates in many small
-// rounds.
+// rounds. The tables the team writes must be byte for byte those of the
+// one-process build.
 #include <gtest/gtest.h>
 
-#include <mutex>
+#include <fstream>
+#include <iterator>
 
 #include "builder/build.hpp"
 #include "builder/solver.hpp"
+#include "builder/table_writer.hpp"
 #include "builder/team_tables.hpp"
 #include "draughts/variant.hpp"
 #include "tests/builder/thread_team.hpp"
@@ -40,14 +43,39 @@ void check_team(int pieces, int members, const TeamOptions& options, int block_s
     build_tables(o);
 
     const std::filesystem::path variant_dir = dir.path() / std::string(V::name);
+    const test::TemporaryDirectory written{"team-written-" + std::string(V::name)};
     std::uint64_t positions = 0;
     for (const Material& m : build_order(targets)) {
         std::vector<SolvedValues> parts(members);
         test::ThreadTeams::run(members, [&](Team& team) {
             const Prober<V> prober(dir.path());
             TeamTables<V> tables(team, m, block_shift, successors(m), variant_dir, prober);
-            parts[team.rank()] = MaterialSolver<V>(m, team, tables, options).solve();
+            const SolvedValues& part = parts[team.rank()] = MaterialSolver<V>(m, team, tables, options).solve();
+            // The same tables as the one-process build's, provenance included.
+            TableSpec spec;
+            spec.variant = std::string(V::name);
+            spec.board_size = N;
+            spec.material = m;
+            spec.positions_per_side = part.positions_per_side;
+            spec.block_shift = block_shift;
+            spec.wld_compression_level = o.wld_compression_level;
+            spec.dtw_compression_level = o.dtw_compression_level;
+            spec.provenance = open_dtw_table<V>(variant_dir, m).header().provenance;
+            spec.max_code = part.max_code;
+            write_tables(team, written.path(), spec, part.first, part.codes.size(),
+                         [&](std::uint64_t first, std::span<std::uint32_t> out) {
+                             for (std::size_t i = 0; i < out.size(); ++i)
+                                 out[i] = part.has_capture(first + i) ? dont_care : part.code(first + i);
+                         });
         });
+        for (TableKind kind : {TableKind::wld, TableKind::dtw}) {
+            auto bytes = [](const std::filesystem::path& file) {
+                std::ifstream in(file, std::ios::binary);
+                return std::string(std::istreambuf_iterator<char>(in), {});
+            };
+            const std::string name = table_file_name(m, kind);
+            ASSERT_TRUE(bytes(written.path() / name) == bytes(variant_dir / name)) << name << " differs";
+        }
         const Index<N> own(m), mirror(m.mirrored());
         const std::uint64_t size = static_cast<std::uint64_t>(sides_of(m)) * own.size();
         std::uint64_t covered = 0;
