@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "builder/manifest.hpp"
+#include "builder/team.hpp"
 #include "probe/material.hpp"
 
 namespace dtb {
@@ -28,6 +29,11 @@ struct BuildOptions {
     int wld_compression_level = 12;  // zstd levels (table_writer.hpp)
     int dtw_compression_level = 3;
     enum class Output { automatic, terminal, log, quiet } output = Output::automatic;
+    // A distributed build (builder/mpi/) gives a material one rank for every
+    // this many positions, up to every rank; smaller materials are solved by
+    // one rank each, several at once.
+    std::uint64_t team_positions = std::uint64_t{1} << 24;
+    TeamOptions team;  // how a team shares a material's work
 };
 
 struct MaterialReport {
@@ -35,16 +41,35 @@ struct MaterialReport {
     bool skipped = false;  // already built: listed in the manifest, files intact
 };
 
+// What one rank of a distributed build did (builder/mpi/).
+struct RankReport {
+    int rank = 0;
+    std::uint64_t materials_alone = 0;  // materials it solved by itself
+    std::uint64_t team_materials = 0;   // materials it solved with others
+    double working_seconds = 0;         // solving and writing, waits for its team included
+    double team_wait_seconds = 0;       // of those, waiting for the rest of its team
+    double idle_seconds = 0;            // waiting for work
+    std::uint64_t bytes_sent = 0;       // to its teams
+    std::uint64_t bytes_received = 0;
+    std::uint64_t peak_memory_bytes = 0;
+};
+
 struct BuildReport {
     std::vector<MaterialReport> materials;  // in the order they finished
     double seconds = 0;
     std::uint64_t positions_built = 0;  // both sides to move, skipped tables not counted
-    std::uint64_t peak_memory_bytes = 0;  // the process's peak resident memory
+    std::uint64_t peak_memory_bytes = 0;  // the process's peak resident memory (rank 0's)
+    std::vector<RankReport> ranks;        // a distributed build's ranks; empty for one process
 };
 
 // Throws std::runtime_error (with what went wrong and how to fix it) on bad
 // options, damaged inputs or a failed write; finished tables stay finished.
 BuildReport build_tables(const BuildOptions& options);
+
+// Test hook: DTB_TEST_KILL_AFTER_WRITE=MATERIAL kills the process with
+// SIGKILL once that material's tables are written and before the manifest
+// lists them, the moment a resumed build must not trust.
+void maybe_kill_after_write(const Material& m);
 
 // Every canonical material of 2..pieces pieces.
 std::vector<Material> materials_up_to(int pieces);

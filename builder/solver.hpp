@@ -60,22 +60,6 @@ struct SolveProgress {
     std::function<void(std::uint64_t positions)> positions_done;
 };
 
-// How a team shares the work (docs/design.md, "Distributed build").
-struct TeamOptions {
-    // A level with fewer men configurations than this many per member has
-    // every pair split over the team; otherwise each member takes whole pairs.
-    std::uint64_t configurations_per_member = 8;
-    // Pairs of fewer positions are never split (tests lower it to split small pairs).
-    std::uint64_t min_split_positions = 1 << 12;
-    // Positions whose lookups are exchanged at once, and queued positions
-    // whose predecessor updates are: they bound the messages and their memory.
-    std::uint64_t lookup_positions = 1 << 21;
-    std::uint64_t update_positions = 1 << 20;
-    // Whole pairs of at least this many positions are solved one at a time
-    // with all threads (MaterialSolver::shared_pair_positions; tests lower it).
-    std::uint64_t shared_pair_positions = 1 << 15;
-};
-
 template <class V>
 class MaterialSolver {
 public:

@@ -14,7 +14,7 @@
 
 #include "builder/build.hpp"
 #include "builder/solver.hpp"
-#include "builder/table_writer.hpp"
+#include "builder/material_job.hpp"
 #include "builder/team_tables.hpp"
 #include "draughts/variant.hpp"
 #include "tests/builder/thread_team.hpp"
@@ -52,21 +52,9 @@ void check_team(int pieces, int members, const TeamOptions& options, int block_s
             TeamTables<V> tables(team, m, block_shift, successors(m), variant_dir, prober);
             const SolvedValues& part = parts[team.rank()] = MaterialSolver<V>(m, team, tables, options).solve();
             // The same tables as the one-process build's, provenance included.
-            TableSpec spec;
-            spec.variant = std::string(V::name);
-            spec.board_size = N;
-            spec.material = m;
-            spec.positions_per_side = part.positions_per_side;
-            spec.block_shift = block_shift;
-            spec.wld_compression_level = o.wld_compression_level;
-            spec.dtw_compression_level = o.dtw_compression_level;
+            TableSpec spec = table_spec(o, N, m, part.positions_per_side, part.max_code);
             spec.provenance = open_dtw_table<V>(variant_dir, m).header().provenance;
-            spec.max_code = part.max_code;
-            write_tables(team, written.path(), spec, part.first, part.codes.size(),
-                         [&](std::uint64_t first, std::span<std::uint32_t> out) {
-                             for (std::size_t i = 0; i < out.size(); ++i)
-                                 out[i] = part.has_capture(first + i) ? dont_care : part.code(first + i);
-                         });
+            write_tables(team, written.path(), spec, part.first, part.codes.size(), value_source(part));
         });
         for (TableKind kind : {TableKind::wld, TableKind::dtw}) {
             auto bytes = [](const std::filesystem::path& file) {

@@ -1,0 +1,73 @@
+#include "builder/material_job.hpp"
+
+#include <algorithm>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_reduce.h>
+
+namespace dtb {
+
+TableSpec table_spec(const BuildOptions& o, int board_size, const Material& m, std::uint64_t per_side,
+                     std::uint32_t max_code) {
+    TableSpec spec;
+    spec.variant = o.variant;
+    spec.board_size = board_size;
+    spec.material = m;
+    spec.positions_per_side = per_side;
+    spec.block_shift = o.block_shift;
+    spec.wld_compression_level = o.wld_compression_level;
+    spec.dtw_compression_level = o.dtw_compression_level;
+    spec.provenance = make_provenance(o.options);
+    spec.max_code = max_code;
+    return spec;
+}
+
+ValueSource value_source(const SolvedValues& values) {
+    return [&values](std::uint64_t first, std::span<std::uint32_t> out) {
+        for (std::size_t i = 0; i < out.size(); ++i)
+            out[i] = values.has_capture(first + i) ? dont_care : values.code(first + i);
+    };
+}
+
+ManifestEntry count_values(const SolvedValues& v) {
+    struct Counts {
+        std::uint64_t wins = 0, draws = 0, losses = 0;
+        int longest = -1;
+    };
+    const Counts c = tbb::parallel_reduce(
+        tbb::blocked_range<std::size_t>(0, v.codes.size()), Counts{},
+        [&](const tbb::blocked_range<std::size_t>& r, Counts c) {
+            for (std::size_t i = r.begin(); i != r.end(); ++i) {
+                const Value value = value_of_dtw_code(v.codes[i]);
+                if (value.wdl == Wdl::win) {
+                    ++c.wins;
+                    c.longest = std::max(c.longest, value.plies);
+                } else if (value.wdl == Wdl::loss) {
+                    ++c.losses;
+                } else {
+                    ++c.draws;
+                }
+            }
+            return c;
+        },
+        [](Counts a, const Counts& b) {
+            return Counts{a.wins + b.wins, a.draws + b.draws, a.losses + b.losses, std::max(a.longest, b.longest)};
+        });
+    ManifestEntry e;
+    e.material = v.material;
+    e.positions = v.codes.size();
+    e.wins = c.wins;
+    e.draws = c.draws;
+    e.losses = c.losses;
+    e.longest_win = c.longest;
+    return e;
+}
+
+void record_files(ManifestEntry& entry, const WrittenTables& written) {
+    entry.wld_bytes = written.wld_bytes;
+    entry.dtw_bytes = written.dtw_bytes;
+    entry.wld_checksum = written.wld_checksum;
+    entry.dtw_checksum = written.dtw_checksum;
+}
+
+}  // namespace dtb

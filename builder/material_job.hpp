@@ -1,0 +1,66 @@
+// One material solved and its tables written, alone or by a team: what every
+// driver of a build (build.cpp, the MPI driver) does for each material.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+
+#include "builder/build.hpp"
+#include "builder/manifest.hpp"
+#include "builder/solved_values.hpp"
+#include "builder/solver.hpp"
+#include "builder/table_writer.hpp"
+#include "builder/team.hpp"
+#include "builder/team_tables.hpp"
+#include "probe/prober.hpp"
+
+namespace dtb {
+
+// The writer's spec of material m's tables in a build with options `o`.
+TableSpec table_spec(const BuildOptions& o, int board_size, const Material& m, std::uint64_t per_side,
+                     std::uint32_t max_code);
+
+// The codes the writer stores for `values`: don't-care for capture positions.
+ValueSource value_source(const SolvedValues& values);
+
+// Wins, draws, losses and the longest win over the positions `values` holds
+// (the manifest entry's material, positions and counts).
+ManifestEntry count_values(const SolvedValues& values);
+
+// The files' sizes and checksums, into the manifest's entry.
+void record_files(ManifestEntry& entry, const WrittenTables& written);
+
+// Writes the tables of a material solved by one process.
+inline ManifestEntry write_solved(const BuildOptions& o, int board_size, const std::filesystem::path& variant_dir,
+                                  const SolvedValues& values) {
+    const TableSpec spec = table_spec(o, board_size, values.material, values.positions_per_side, values.max_code);
+    ManifestEntry entry = count_values(values);
+    record_files(entry, write_tables(variant_dir, spec, value_source(values)));
+    return entry;
+}
+
+// Solves material m with `team` and writes its tables: every member reads its
+// share of the tables m leads to from `variant_dir`, solves its share, and
+// compresses its range of the tables; member 0 writes the files and gets the
+// manifest entry, the others nothing.
+template <class V>
+std::optional<ManifestEntry> solve_in_team(Team& team, const BuildOptions& o, const std::filesystem::path& variant_dir,
+                                           const Material& m, SolveProgress progress = {}) {
+    const Prober<V> prober(o.dir);
+    TeamTables<V> tables(team, m, o.block_shift, successors(m), variant_dir, prober);
+    const SolvedValues home = MaterialSolver<V>(m, team, tables, o.team, std::move(progress)).solve();
+    const TableSpec spec = table_spec(o, V::board_size, m, home.positions_per_side, home.max_code);
+    const WrittenTables written = write_tables(team, variant_dir, spec, home.first, home.codes.size(), value_source(home));
+    ManifestEntry entry = count_values(home);
+    entry.positions = team.all_sum(entry.positions);
+    entry.wins = team.all_sum(entry.wins);
+    entry.draws = team.all_sum(entry.draws);
+    entry.losses = team.all_sum(entry.losses);
+    entry.longest_win = static_cast<int>(team.all_max(static_cast<std::uint64_t>(entry.longest_win + 1))) - 1;
+    if (team.rank() != 0) return std::nullopt;
+    record_files(entry, written);
+    return entry;
+}
+
+}  // namespace dtb
