@@ -27,7 +27,48 @@ std::uint64_t from_hex(const std::string& s) {
     return v;
 }
 
+ManifestEntry parse_entry(const nlohmann::json& t) {
+    ManifestEntry e;
+    e.material = Material::parse(t.at("material").get<std::string>());
+    if (!e.material.is_canonical()) throw std::invalid_argument(e.material.name() + " is not canonical");
+    e.positions = t.at("positions").get<std::uint64_t>();
+    e.wld_bytes = t.at("wld").at("bytes").get<std::uint64_t>();
+    e.wld_checksum = from_hex(t.at("wld").at("checksum").get<std::string>());
+    e.dtw_bytes = t.at("dtw").at("bytes").get<std::uint64_t>();
+    e.dtw_checksum = from_hex(t.at("dtw").at("checksum").get<std::string>());
+    e.wins = t.at("wins").get<std::uint64_t>();
+    e.draws = t.at("draws").get<std::uint64_t>();
+    e.losses = t.at("losses").get<std::uint64_t>();
+    e.longest_win = t.at("longest_win").is_null() ? -1 : t.at("longest_win").get<int>();
+    e.seconds = t.at("seconds").get<double>();
+    return e;
+}
+
+nlohmann::ordered_json entry_json(const ManifestEntry& e) {
+    const std::string name = e.material.name();
+    return {{"material", name},
+            {"positions", e.positions},
+            {"wld", {{"file", name + ".wld"}, {"bytes", e.wld_bytes}, {"checksum", hex(e.wld_checksum)}}},
+            {"dtw", {{"file", name + ".dtw"}, {"bytes", e.dtw_bytes}, {"checksum", hex(e.dtw_checksum)}}},
+            {"wins", e.wins},
+            {"draws", e.draws},
+            {"losses", e.losses},
+            {"longest_win",
+             e.longest_win < 0 ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(e.longest_win)},
+            {"seconds", e.seconds}};
+}
+
 }  // namespace
+
+std::string to_json(const ManifestEntry& e) { return entry_json(e).dump(); }
+
+ManifestEntry entry_from_json(std::string_view text) {
+    try {
+        return parse_entry(nlohmann::json::parse(text));
+    } catch (const std::exception& e) {
+        throw std::invalid_argument(std::string("not a manifest entry (") + e.what() + ")");
+    }
+}
 
 Manifest Manifest::load(const std::filesystem::path& file, const std::string& variant) {
     Manifest m;
@@ -43,22 +84,7 @@ Manifest Manifest::load(const std::filesystem::path& file, const std::string& va
             throw std::invalid_argument("not a version 1 dtb manifest");
         if (j.at("variant") != variant)
             throw std::invalid_argument("it lists " + j.at("variant").get<std::string>() + " tables, not " + variant);
-        for (const auto& t : j.at("tables")) {
-            ManifestEntry e;
-            e.material = Material::parse(t.at("material").get<std::string>());
-            if (!e.material.is_canonical()) throw std::invalid_argument(e.material.name() + " is not canonical");
-            e.positions = t.at("positions").get<std::uint64_t>();
-            e.wld_bytes = t.at("wld").at("bytes").get<std::uint64_t>();
-            e.wld_checksum = from_hex(t.at("wld").at("checksum").get<std::string>());
-            e.dtw_bytes = t.at("dtw").at("bytes").get<std::uint64_t>();
-            e.dtw_checksum = from_hex(t.at("dtw").at("checksum").get<std::string>());
-            e.wins = t.at("wins").get<std::uint64_t>();
-            e.draws = t.at("draws").get<std::uint64_t>();
-            e.losses = t.at("losses").get<std::uint64_t>();
-            e.longest_win = t.at("longest_win").is_null() ? -1 : t.at("longest_win").get<int>();
-            e.seconds = t.at("seconds").get<double>();
-            m.put(e);
-        }
+        for (const auto& t : j.at("tables")) m.put(parse_entry(t));
     } catch (const std::exception& e) {  // json errors, MaterialError, the checks above
         throw std::runtime_error("the manifest " + file.string() + " is damaged (" + e.what() +
                                  "): remove it and run dtb build again; tables whose files hold are rebuilt, "
@@ -74,18 +100,7 @@ const ManifestEntry* Manifest::find(const Material& m) const {
 
 void Manifest::save(const std::filesystem::path& file) const {
     nlohmann::ordered_json tables = nlohmann::ordered_json::array();
-    for (const auto& [name, e] : entries_) {
-        tables.push_back({{"material", name},
-                          {"positions", e.positions},
-                          {"wld", {{"file", name + ".wld"}, {"bytes", e.wld_bytes}, {"checksum", hex(e.wld_checksum)}}},
-                          {"dtw", {{"file", name + ".dtw"}, {"bytes", e.dtw_bytes}, {"checksum", hex(e.dtw_checksum)}}},
-                          {"wins", e.wins},
-                          {"draws", e.draws},
-                          {"losses", e.losses},
-                          {"longest_win", e.longest_win < 0 ? nlohmann::ordered_json(nullptr)
-                                                            : nlohmann::ordered_json(e.longest_win)},
-                          {"seconds", e.seconds}});
-    }
+    for (const auto& [name, e] : entries_) tables.push_back(entry_json(e));
     const nlohmann::ordered_json j = {
         {"format", format_name}, {"version", manifest_version}, {"variant", variant_}, {"tables", tables}};
     const std::string text = j.dump(1) + "\n";

@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "probe/material.hpp"
 
@@ -25,6 +26,11 @@ struct ManifestEntry {
     int longest_win = -1;  // plies; -1 if there is no win
     double seconds = 0;    // to solve and write
 };
+
+// One entry as JSON text (the manifest's form of it), and back. entry_from_json
+// throws std::invalid_argument on a text that is not an entry.
+std::string to_json(const ManifestEntry& e);
+ManifestEntry entry_from_json(std::string_view text);
 
 class Manifest {
 public:

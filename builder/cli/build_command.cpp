@@ -2,6 +2,7 @@
 // their tables and the manifest (DESIGN.md §6, §7, §10). A build that was
 // stopped, killed included, resumes when started again.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,7 @@
 
 #include "builder/build.hpp"
 #include "builder/cli/commands.hpp"
+#include "builder/mpi/distributed_build.hpp"
 #include "builder/table_writer.hpp"
 
 namespace dtb::cli {
@@ -25,7 +27,27 @@ struct BuildCommandOptions {
     std::string output = "auto";
     int wld_compression = 12;
     int dtw_compression = 3;
+    std::uint64_t team_positions = BuildOptions{}.team_positions;
 };
+
+void print_summary(const BuildReport& r) {
+    std::size_t built = 0, skipped = 0;
+    std::uint64_t wld = 0, dtw = 0;
+    for (const MaterialReport& m : r.materials) {
+        (m.skipped ? skipped : built) += 1;
+        wld += m.entry.wld_bytes;
+        dtw += m.entry.dtw_bytes;
+    }
+    for (const RankReport& k : r.ranks)
+        fmt::print("rank {:<3} {} alone, {} in teams; working {:.1f} s (waiting for its teams {:.1f} s), idle {:.1f} s; "
+                   "sent {} bytes, received {} bytes; peak memory {} MiB\n",
+                   k.rank, k.materials_alone, k.team_materials, k.working_seconds, k.team_wait_seconds,
+                   k.idle_seconds, k.bytes_sent, k.bytes_received, k.peak_memory_bytes >> 20);
+    const double rate = r.seconds > 0 ? static_cast<double>(r.positions_built) / r.seconds : 0;
+    fmt::print("built {} materials ({} positions) in {:.1f} s, {:.1f} M positions/s; {} already built; "
+               "tables {} bytes .wld, {} bytes .dtw; peak memory {} MiB\n",
+               built, r.positions_built, r.seconds, rate / 1e6, skipped, wld, dtw, r.peak_memory_bytes >> 20);
+}
 
 void run_build(const BuildCommandOptions& c) {
     BuildOptions o;
@@ -44,18 +66,13 @@ void run_build(const BuildCommandOptions& c) {
     o.options = fmt::format("--variant {}", c.variant);
     if (c.pieces > 0) o.options += fmt::format(" --pieces {}", c.pieces);
     for (const std::string& name : c.materials) o.options += " --material " + name;
-    const BuildReport r = build_tables(o);
-    std::size_t built = 0, skipped = 0;
-    std::uint64_t wld = 0, dtw = 0;
-    for (const MaterialReport& m : r.materials) {
-        (m.skipped ? skipped : built) += 1;
-        wld += m.entry.wld_bytes;
-        dtw += m.entry.dtw_bytes;
+    o.team_positions = c.team_positions;
+    if (mpi::launched_by_mpi()) {
+        // Every rank runs this; rank 0 reports.
+        if (const std::optional<BuildReport> r = mpi::build_tables(o)) print_summary(*r);
+    } else {
+        print_summary(build_tables(o));
     }
-    const double rate = r.seconds > 0 ? static_cast<double>(r.positions_built) / r.seconds : 0;
-    fmt::print("built {} materials ({} positions) in {:.1f} s, {:.1f} M positions/s; {} already built; "
-               "tables {} bytes .wld, {} bytes .dtw; peak memory {} MiB\n",
-               built, r.positions_built, r.seconds, rate / 1e6, skipped, wld, dtw, r.peak_memory_bytes >> 20);
 }
 
 }  // namespace
@@ -84,6 +101,10 @@ void add_build_command(CLI::App& app) {
         ->check(CLI::Range(1, 22));
     cmd->add_option("--dtw-compression", options->dtw_compression, "zstd level of the .dtw blocks (default 3)")
         ->check(CLI::Range(1, 22));
+    cmd->add_option("--team-positions", options->team_positions,
+                    "under MPI: one rank of a material's team per this many positions (default 2^24); "
+                    "smaller materials are solved by one rank each")
+        ->check(CLI::Range(std::uint64_t{1}, ~std::uint64_t{0}));
     cmd->callback([options, pieces, material] {
         if (pieces->count() == 0 && material->count() == 0)
             throw CLI::RequiredError("--pieces N or --material M");

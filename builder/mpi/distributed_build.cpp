@@ -1,0 +1,418 @@
+#include "builder/mpi/distributed_build.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/core.h>
+#include <mpi.h>
+#include <nlohmann/json.hpp>
+#include <tbb/global_control.h>
+#include <tbb/task_arena.h>
+#include <sched.h>
+
+#include "builder/build_plan.hpp"
+#include "builder/material_job.hpp"
+#include "builder/mpi/mpi_team.hpp"
+#include "builder/progress.hpp"
+#include "builder/scheduler.hpp"
+#include "builder/table_loader.hpp"
+#include "builder/values_cache.hpp"
+#include "draughts/variant.hpp"
+
+namespace dtb::mpi {
+
+namespace {
+
+// The coordinator's messages (rank 0's coordinating thread and every rank's worker).
+constexpr int assign_tag = 1;  // coordinator to worker: solve a material, alone or in a team
+constexpr int done_tag = 2;    // worker to coordinator: my part is done (with the manifest entry if I wrote the tables)
+constexpr int finish_tag = 3;  // coordinator to worker: nothing is left
+
+// Prints `what` as this rank's failure and ends the whole job.
+[[noreturn]] void fail(const std::string& what) {
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    fmt::print(stderr, "dtb: error (rank {} of {}): {}\n", rank, size, what);
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    std::abort();
+}
+
+// MPI for the length of a build: initialised with threads (rank 0 has a
+// coordinating thread besides its worker), two private copies of
+// MPI_COMM_WORLD (the coordinator's messages, and the teams made from it),
+// and the ranks that share this node.
+struct Session {
+    Session() {
+        int provided = 0;
+        check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided), "MPI_Init_thread");
+        if (provided < MPI_THREAD_MULTIPLE) {
+            MPI_Finalize();
+            throw std::runtime_error("the MPI library does not support MPI_THREAD_MULTIPLE, which dtb build needs "
+                                     "(rank 0 coordinates from a thread of its own): use Open MPI 3 or later");
+        }
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &size);
+        MPI_Comm_dup(MPI_COMM_WORLD, &coordination);
+        MPI_Comm_dup(MPI_COMM_WORLD, &teams);
+        MPI_Comm node;
+        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+        MPI_Comm_size(node, &ranks_on_node);
+        MPI_Comm_free(&node);
+    }
+    Session(const Session&) = delete;
+    Session& operator=(const Session&) = delete;
+    ~Session() {
+        MPI_Comm_free(&teams);
+        MPI_Comm_free(&coordination);
+        MPI_Finalize();
+    }
+
+    int rank = 0;
+    int size = 1;
+    int ranks_on_node = 1;
+    MPI_Comm coordination = MPI_COMM_NULL;
+    MPI_Comm teams = MPI_COMM_NULL;
+};
+
+void send_text(MPI_Comm comm, int to, int tag, const std::string& text) {
+    check(MPI_Send(text.data(), static_cast<int>(text.size()), MPI_CHAR, to, tag, comm), "MPI_Send");
+}
+
+// A message with `tag` from `from` (or MPI_ANY_SOURCE), if one has come: its sender and text.
+std::optional<std::pair<int, std::string>> try_receive(MPI_Comm comm, int from, int tag) {
+    int found = 0;
+    MPI_Message message;
+    MPI_Status status;
+    check(MPI_Improbe(from, tag, comm, &found, &message, &status), "MPI_Improbe");
+    if (!found) return std::nullopt;
+    int count = 0;
+    MPI_Get_count(&status, MPI_CHAR, &count);
+    std::string text(static_cast<std::size_t>(count), '\0');
+    check(MPI_Mrecv(text.data(), count, MPI_CHAR, &message, MPI_STATUS_IGNORE), "MPI_Mrecv");
+    return std::pair{status.MPI_SOURCE, std::move(text)};
+}
+
+// Test hook: DTB_TEST_KILL_RANK=R:MATERIAL kills rank R with SIGKILL when it
+// starts solving MATERIAL (a team's member is then in the middle of its
+// team's exchanges), the way a node that fails would.
+void maybe_kill_rank(int rank, const Material& m) {
+    const char* hook = std::getenv("DTB_TEST_KILL_RANK");
+    if (hook && std::string(hook) == fmt::format("{}:{}", rank, m.name())) std::raise(SIGKILL);
+}
+
+// What a rank counts of its own work, gathered by rank 0 at the end.
+struct RankCounts {
+    std::uint64_t materials_alone = 0, team_materials = 0, bytes_sent = 0, bytes_received = 0, peak_memory = 0;
+    double working_seconds = 0, team_wait_seconds = 0, idle_seconds = 0;
+};
+
+template <class V>
+class DistributedBuild {
+public:
+    static constexpr int N = V::board_size;
+
+    DistributedBuild(const BuildOptions& o, Session& session)
+        : o_(o), session_(session), variant_dir_(o.dir / o.variant), cache_(memory_budget(o, session)) {}
+
+    std::optional<BuildReport> run() {
+        const Clock::time_point start = Clock::now();
+        const int threads = o_.threads > 0 ? o_.threads : default_threads(session_);
+        // The main thread only passes messages (work()): `threads` workers of
+        // oneTBB do the solving in an arena of their own, the main thread
+        // counted as one more. (oneTBB would otherwise size itself from the
+        // processor affinity a launcher sets, one core per rank by default.)
+        const tbb::global_control parallelism(tbb::global_control::max_allowed_parallelism,
+                                              static_cast<std::size_t>(threads) + 1);
+        arena_.initialize(threads + 1, 1);
+        std::vector<int> slots(session_.size);
+        MPI_Gather(&threads, 1, MPI_INT, slots.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+
+        std::thread coordinator;
+        if (session_.rank == 0) {
+            try {
+                plan_ = std::make_unique<BuildPlan>(o_, N);
+            } catch (const std::exception& e) {
+                fail(e.what());
+            }
+            for (const std::string& note : plan_->notes()) fmt::print("{}\n", note);
+            std::uint64_t to_build = 0;
+            std::size_t building = 0;
+            for (const PlannedMaterial& p : plan_->materials())
+                if (p.build) {
+                    ++building;
+                    to_build += p.positions;
+                }
+            report_.positions_built = to_build;
+            // Under a launcher standard output is rarely a terminal one watches
+            // (Open MPI gives rank 0 a pseudo-terminal): a line per material.
+            progress_ = std::make_unique<Progress>(
+                o_.output == BuildOptions::Output::automatic ? BuildOptions::Output::log : o_.output, building,
+                to_build);
+            progress_->note(fmt::format("building on {} ranks of {} threads", session_.size, threads));
+            for (const PlannedMaterial& p : plan_->materials())
+                if (!p.build) {
+                    progress_->note(
+                        fmt::format("{:<10} already built (in the manifest, files intact)", p.material.name()));
+                    report_.materials.push_back({*plan_->manifest().find(p.material), true});
+                }
+            coordinator = std::thread([this, slots] { coordinate(slots); });
+        }
+        work();
+        if (coordinator.joinable()) coordinator.join();
+        progress_.reset();
+
+        counts_.bytes_sent = traffic_.bytes_sent;
+        counts_.bytes_received = traffic_.bytes_received;
+        counts_.team_wait_seconds = traffic_.wait_seconds;
+        counts_.peak_memory = peak_resident_bytes();
+        std::vector<RankCounts> all(session_.size);
+        MPI_Gather(&counts_, sizeof(RankCounts), MPI_BYTE, all.data(), sizeof(RankCounts), MPI_BYTE, 0, MPI_COMM_WORLD);
+        if (session_.rank != 0) return std::nullopt;
+        for (int r = 0; r < session_.size; ++r) {
+            const RankCounts& c = all[r];
+            report_.ranks.push_back({r, c.materials_alone, c.team_materials, c.working_seconds, c.team_wait_seconds,
+                                     c.idle_seconds, c.bytes_sent, c.bytes_received, c.peak_memory});
+        }
+        report_.seconds = seconds_since(start);
+        report_.peak_memory_bytes = counts_.peak_memory;
+        return std::move(report_);
+    }
+
+private:
+    // The cores this rank may use: those the launcher bound it to, or, if it
+    // bound it to none, the node's shared by the ranks on it.
+    static int default_threads(const Session& s) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        const int cores = static_cast<int>(std::thread::hardware_concurrency());
+        const int allowed = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : cores;
+        return std::max(1, allowed < cores ? allowed : cores / s.ranks_on_node);
+    }
+
+    // Memory for tables kept by a rank: --memory per rank, or three quarters
+    // of the node's shared by the ranks on it.
+    static std::uint64_t memory_budget(const BuildOptions& o, const Session& s) {
+        return o.memory_bytes ? o.memory_bytes : physical_memory() / 4 * 3 / static_cast<unsigned>(s.ranks_on_node);
+    }
+
+    // Rank 0's coordinating thread: hands out the materials, keeps the manifest.
+    void coordinate(const std::vector<int>& slots) {
+        try {
+            std::vector<Material> unit_material;
+            std::map<Material, int> unit_of;
+            std::vector<Scheduler::Unit> units;
+            for (const PlannedMaterial& p : plan_->materials()) {
+                if (!p.build) continue;
+                Scheduler::Unit u;
+                u.positions = p.positions;
+                for (const Material& w : p.waits_for) u.waits_for.push_back(unit_of.at(w));
+                unit_of[p.material] = static_cast<int>(units.size());
+                unit_material.push_back(p.material);
+                units.push_back(std::move(u));
+            }
+                Scheduler scheduler(std::move(units), slots, o_.team_positions);
+            std::vector<Clock::time_point> started(unit_material.size());
+            int team_id = 0;
+            std::size_t outstanding = 0;  // ranks given a part that have not said it is done
+            while (!scheduler.all_finished() || outstanding > 0) {
+                for (const Scheduler::Assignment& a : scheduler.assign()) {
+                    outstanding += a.team.size();
+                    started[a.unit] = Clock::now();
+                    progress_->started(unit_material[a.unit]);
+                    const std::string text = nlohmann::json{{"unit", a.unit},
+                                                            {"material", unit_material[a.unit].name()},
+                                                            {"team", a.team},
+                                                            {"team_id", ++team_id % 32000 + 1}}
+                                                 .dump();
+                    for (int r : a.team) send_text(session_.coordination, r, assign_tag, text);
+                }
+                if (scheduler.stuck()) throw std::logic_error("the distributed build cannot go on: nothing runs or can start");
+                const auto message = try_receive(session_.coordination, MPI_ANY_SOURCE, done_tag);
+                if (!message) {
+                    std::this_thread::sleep_for(std::chrono::microseconds(500));
+                    continue;
+                }
+                const nlohmann::json done = nlohmann::json::parse(message->second);
+                const int unit = done.at("unit").get<int>();
+                scheduler.released(unit, message->first);
+                --outstanding;
+                if (done.at("entry").is_null()) continue;
+                ManifestEntry entry = entry_from_json(done.at("entry").get<std::string>());
+                entry.seconds = seconds_since(started[unit]);
+                plan_->manifest().put(entry);
+                plan_->manifest().save(plan_->variant_dir() / Manifest::file_name);
+                report_.materials.push_back({entry, false});
+                progress_->positions(entry.positions);
+                progress_->finished(entry, scheduler.team_size(unit));
+                scheduler.finished(unit);
+            }
+            for (int r = 0; r < session_.size; ++r) send_text(session_.coordination, r, finish_tag, "");
+        } catch (const std::exception& e) {
+            fail(e.what());
+        }
+    }
+
+    // Every rank: takes materials from the coordinator until it says nothing
+    // is left. The main thread only passes messages; the materials, alone
+    // (several at once) or in a team (alone on the rank), are solved in
+    // oneTBB tasks, which hand their done messages back to it.
+    void work() {
+        std::atomic<int> live{0};  // tasks not yet returned
+        std::mutex finished_mutex;
+        std::vector<std::string> finished;  // done messages
+        int running = 0;
+        Clock::time_point since = Clock::now();
+        auto account = [&](bool was_working) {
+            (was_working ? counts_.working_seconds : counts_.idle_seconds) += seconds_since(since);
+            since = Clock::now();
+        };
+        auto report_done = [&](int unit, const std::optional<ManifestEntry>& entry) {
+            const std::string text =
+                nlohmann::json{{"unit", unit}, {"entry", entry ? nlohmann::json(to_json(*entry)) : nlohmann::json(nullptr)}}
+                    .dump();
+            const std::lock_guard lock(finished_mutex);
+            finished.push_back(text);
+        };
+        for (;;) {
+            bool acted = false;
+            std::vector<std::string> done;
+            {
+                const std::lock_guard lock(finished_mutex);
+                done.swap(finished);
+            }
+            for (const std::string& text : done) {
+                send_text(session_.coordination, 0, done_tag, text);
+                if (--running == 0) account(true);
+                acted = true;
+            }
+            if (try_receive(session_.coordination, 0, finish_tag)) break;
+            if (const auto message = try_receive(session_.coordination, 0, assign_tag)) {
+                acted = true;
+                const nlohmann::json a = nlohmann::json::parse(message->second);
+                const int unit = a.at("unit").get<int>();
+                const Material m = Material::parse(a.at("material").get<std::string>());
+                const std::vector<int> team = a.at("team").get<std::vector<int>>();
+                const int team_id = a.at("team_id").get<int>();
+                if (running++ == 0) account(false);
+                ++(team.size() == 1 ? counts_.materials_alone : counts_.team_materials);
+                ++live;
+                arena_.enqueue([&, unit, m, team, team_id] {
+                    try {
+                        report_done(unit, team.size() == 1 ? std::optional(solve_alone(m)) : solve_with(m, team, team_id));
+                    } catch (const std::exception& e) {
+                        fail(m.name() + ": " + e.what());
+                    }
+                    --live;
+                });
+            }
+            if (!acted) std::this_thread::sleep_for(std::chrono::microseconds(running > 0 ? 1000 : 200));
+        }
+        while (live > 0) std::this_thread::sleep_for(std::chrono::microseconds(100));
+        account(false);
+    }
+
+    // A material solved by this rank alone, with the tables it leads to in
+    // memory where the budget allows and read from their files otherwise.
+    ManifestEntry solve_alone(const Material& m) {
+        maybe_kill_rank(session_.rank, m);
+        std::vector<std::shared_ptr<const SolvedValues>> in_memory;
+        bool on_disk = false;
+        for (const Material& s : successors(m)) {
+            std::shared_ptr<const SolvedValues> values = cache_.find(s);
+            const std::uint64_t positions = static_cast<std::uint64_t>(sides_of(s)) * Index<N>(s).size();
+            if (!values && cache_.room_for(SolvedValues::bytes_for(positions))) {
+                const TableFile file = open_dtw_table<V>(variant_dir_, s);
+                values = std::make_shared<const SolvedValues>(
+                    load_solved_values<V>(file, Prober<V>(o_.dir), 0, file.header().block_count()));
+                cache_.keep(values);
+            }
+            if (values)
+                in_memory.push_back(std::move(values));
+            else
+                on_disk = true;
+        }
+        std::optional<Prober<V>> prober;
+        if (on_disk) prober.emplace(o_.dir);
+        const Successors<V> successors(in_memory, prober ? &*prober : nullptr);
+        auto values = std::make_shared<const SolvedValues>(MaterialSolver<V>(m, successors).solve());
+        const ManifestEntry entry = write_solved(o_, N, variant_dir_, *values);
+        maybe_kill_after_write(m);
+        cache_.keep(std::move(values));  // for the materials that read it, if they come here
+        return entry;
+    }
+
+    // This rank's part of material m, solved with the ranks of `team`; the
+    // first of them writes the tables and gets the manifest entry.
+    std::optional<ManifestEntry> solve_with(const Material& m, const std::vector<int>& team, int team_id) {
+        MPI_Group everyone, members;
+        MPI_Comm_group(session_.teams, &everyone);
+        MPI_Group_incl(everyone, static_cast<int>(team.size()), team.data(), &members);
+        MPI_Comm comm;
+        check(MPI_Comm_create_group(session_.teams, members, team_id, &comm), "MPI_Comm_create_group");
+        MPI_Group_free(&members);
+        MPI_Group_free(&everyone);
+        MpiTeam mpi_team(comm, traffic_);
+        SolveProgress hooks;
+        hooks.level_started = [&](int level, int) {
+            if (level == 0) maybe_kill_rank(session_.rank, m);
+        };
+        std::optional<ManifestEntry> entry = solve_in_team<V>(mpi_team, o_, variant_dir_, m, hooks);
+        if (entry) maybe_kill_after_write(m);
+        MPI_Comm_free(&comm);
+        return entry;
+    }
+
+    const BuildOptions& o_;
+    Session& session_;
+    std::filesystem::path variant_dir_;
+    ValuesCache cache_;
+    tbb::task_arena arena_;  // initialised by run()
+    TeamTraffic traffic_;
+    RankCounts counts_;
+    // Rank 0:
+    std::unique_ptr<BuildPlan> plan_;
+    std::unique_ptr<Progress> progress_;
+    BuildReport report_;
+};
+
+}  // namespace
+
+bool launched_by_mpi() {
+    for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "MPI_LOCALNRANKS"})
+        if (std::getenv(name)) return true;
+    const char* tasks = std::getenv("SLURM_STEP_NUM_TASKS");
+    return tasks && std::atoi(tasks) > 1;
+}
+
+std::optional<BuildReport> build_tables(const BuildOptions& options) {
+    if (options.targets.empty()) throw std::invalid_argument("nothing to build: give --pieces N or --material M");
+    // Problems every rank finds alike are reported before MPI starts.
+    draughts::with_variant(options.variant, []<class V>() {}, true);
+    Session session;
+    const char* tasks = std::getenv("SLURM_STEP_NUM_TASKS");
+    if (session.size == 1 && tasks && std::atoi(tasks) > 1)
+        fail(fmt::format("srun started {} tasks but MPI sees only this one: start them with srun --mpi=pmix "
+                         "(srun --mpi=list shows what this Slurm offers), or with mpiexec inside the allocation",
+                         tasks));
+    try {
+        return draughts::with_variant(
+            options.variant, [&]<class V>() { return DistributedBuild<V>(options, session).run(); }, true);
+    } catch (const std::exception& e) {
+        fail(e.what());
+    }
+}
+
+}  // namespace dtb::mpi

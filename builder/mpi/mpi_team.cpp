@@ -1,0 +1,111 @@
+#include "builder/mpi/mpi_team.hpp"
+
+#include <chrono>
+#include <climits>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace dtb::mpi {
+
+namespace {
+
+constexpr int block_tag = 7;  // the point-to-point messages of a team (its blocks for the writer)
+
+int as_count(std::size_t bytes) {
+    if (bytes > static_cast<std::size_t>(INT_MAX))
+        throw std::logic_error("a team message of " + std::to_string(bytes) + " bytes is more than MPI counts in an int");
+    return static_cast<int>(bytes);
+}
+
+}  // namespace
+
+void check(int status, const char* what) {
+    if (status == MPI_SUCCESS) return;
+    char text[MPI_MAX_ERROR_STRING];
+    int length = 0;
+    MPI_Error_string(status, text, &length);
+    throw std::runtime_error(std::string(what) + " failed: " + std::string(text, static_cast<std::size_t>(length)));
+}
+
+double wait_politely(MPI_Request& request) {
+    const auto start = std::chrono::steady_clock::now();
+    auto pause = std::chrono::microseconds(0);
+    for (int done = 0;;) {
+        check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+        if (done) break;
+        if (pause.count() == 0 && std::chrono::steady_clock::now() - start < std::chrono::microseconds(50)) continue;
+        pause = std::min(std::chrono::microseconds(1000), std::max(std::chrono::microseconds(20), pause * 2));
+        std::this_thread::sleep_for(pause);
+    }
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+MpiTeam::MpiTeam(MPI_Comm comm, TeamTraffic& traffic) : comm_(comm), traffic_(traffic) {
+    check(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
+    check(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
+}
+
+Team::Received MpiTeam::all_to_all(std::span<const std::byte> data, std::span<const std::size_t> counts) {
+    std::vector<int> send_counts(size_), send_offsets(size_), receive_counts(size_), receive_offsets(size_);
+    std::size_t at = 0;
+    for (int j = 0; j < size_; ++j) {
+        send_counts[j] = as_count(counts[j]);
+        send_offsets[j] = as_count(at);
+        at += counts[j];
+    }
+    MPI_Request request;
+    check(MPI_Ialltoall(send_counts.data(), 1, MPI_INT, receive_counts.data(), 1, MPI_INT, comm_, &request),
+          "MPI_Ialltoall");
+    traffic_.wait_seconds += wait_politely(request);
+    Received r;
+    r.offsets.assign(1, 0);
+    for (int j = 0; j < size_; ++j) {
+        receive_offsets[j] = as_count(r.offsets.back());
+        r.offsets.push_back(r.offsets.back() + static_cast<std::size_t>(receive_counts[j]));
+    }
+    r.bytes.resize(r.offsets.back());
+    check(MPI_Ialltoallv(data.data(), send_counts.data(), send_offsets.data(), MPI_BYTE, r.bytes.data(),
+                         receive_counts.data(), receive_offsets.data(), MPI_BYTE, comm_, &request),
+          "MPI_Ialltoallv");
+    traffic_.wait_seconds += wait_politely(request);
+    traffic_.bytes_sent += at - counts[rank_];
+    traffic_.bytes_received += r.bytes.size() - (r.offsets[rank_ + 1] - r.offsets[rank_]);
+    return r;
+}
+
+std::uint64_t MpiTeam::reduce(std::uint64_t value, MPI_Op op) {
+    std::uint64_t result = 0;
+    MPI_Request request;
+    check(MPI_Iallreduce(&value, &result, 1, MPI_UINT64_T, op, comm_, &request), "MPI_Iallreduce");
+    traffic_.wait_seconds += wait_politely(request);
+    return result;
+}
+
+void MpiTeam::send(int to, std::span<const std::byte> data) {
+    MPI_Request request;
+    check(MPI_Isend(data.data(), as_count(data.size()), MPI_BYTE, to, block_tag, comm_, &request), "MPI_Isend");
+    traffic_.wait_seconds += wait_politely(request);
+    traffic_.bytes_sent += data.size();
+}
+
+std::vector<std::byte> MpiTeam::receive(int from) {
+    const auto start = std::chrono::steady_clock::now();
+    MPI_Message message;
+    MPI_Status status;
+    for (int found = 0;;) {
+        check(MPI_Improbe(from, block_tag, comm_, &found, &message, &status), "MPI_Improbe");
+        if (found) break;
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+    traffic_.wait_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    int count = 0;
+    check(MPI_Get_count(&status, MPI_BYTE, &count), "MPI_Get_count");
+    std::vector<std::byte> data(static_cast<std::size_t>(count));
+    check(MPI_Mrecv(data.data(), count, MPI_BYTE, &message, MPI_STATUS_IGNORE), "MPI_Mrecv");
+    traffic_.bytes_received += data.size();
+    return data;
+}
+
+}  // namespace dtb::mpi

@@ -1,0 +1,52 @@
+// A team (builder/team.hpp) of MPI ranks: the ranks that solve one material
+// together, on a communicator of their own. Every operation is non-blocking
+// underneath and waited on politely (a short spin, then sleeps growing to a
+// millisecond), so that a rank waiting for its team leaves the processor to
+// the threads of others sharing the node; the time spent waiting and the
+// bytes moved are counted for the build's report.
+#pragma once
+
+#include <cstdint>
+
+#include <mpi.h>
+
+#include "builder/team.hpp"
+
+namespace dtb::mpi {
+
+// What a rank's teams did, added up over a build.
+struct TeamTraffic {
+    std::uint64_t bytes_sent = 0;
+    std::uint64_t bytes_received = 0;
+    double wait_seconds = 0;
+};
+
+// Waits for `request` to complete without holding a processor; returns the seconds waited.
+double wait_politely(MPI_Request& request);
+
+// Throws std::runtime_error naming `what` if an MPI call failed.
+void check(int status, const char* what);
+
+class MpiTeam final : public Team {
+public:
+    // `comm` holds exactly the team's ranks, in member order.
+    MpiTeam(MPI_Comm comm, TeamTraffic& traffic);
+
+    int rank() const noexcept override { return rank_; }
+    int size() const noexcept override { return size_; }
+    Received all_to_all(std::span<const std::byte> data, std::span<const std::size_t> counts) override;
+    std::uint64_t all_max(std::uint64_t value) override { return reduce(value, MPI_MAX); }
+    std::uint64_t all_sum(std::uint64_t value) override { return reduce(value, MPI_SUM); }
+    void send(int to, std::span<const std::byte> data) override;
+    std::vector<std::byte> receive(int from) override;
+
+private:
+    std::uint64_t reduce(std::uint64_t value, MPI_Op op);
+
+    MPI_Comm comm_;
+    TeamTraffic& traffic_;
+    int rank_ = 0;
+    int size_ = 1;
+};
+
+}  // namespace dtb::mpi

@@ -1,0 +1,92 @@
+#include "builder/scheduler.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace dtb {
+
+Scheduler::Scheduler(std::vector<Unit> units, std::vector<int> slots, std::uint64_t team_positions)
+    : units_(std::move(units)),
+      dependents_(units_.size()),
+      pending_(units_.size()),
+      team_size_(units_.size()),
+      priority_(units_.size(), 0),
+      running_on_(slots.size(), 0),
+      in_team_(slots.size(), false),
+      slots_(std::move(slots)) {
+    const int n = static_cast<int>(units_.size());
+    const int ranks = static_cast<int>(slots_.size());
+    for (int& s : slots_) s = std::max(1, s);
+    for (int u = 0; u < n; ++u) {
+        const std::uint64_t k = (units_[u].positions + team_positions - 1) / std::max<std::uint64_t>(1, team_positions);
+        team_size_[u] = static_cast<int>(std::clamp<std::uint64_t>(k, 1, static_cast<std::uint64_t>(ranks)));
+        pending_[u] = static_cast<int>(units_[u].waits_for.size());
+        for (int w : units_[u].waits_for) {
+            if (w >= u) throw std::logic_error("the units are not in dependency order");
+            dependents_[w].push_back(u);
+        }
+    }
+    // Priority: the work on the longest path from a unit to the end, each
+    // unit's work counted as its positions over its team's ranks.
+    for (int u = n - 1; u >= 0; --u) {
+        double after = 0;
+        for (int d : dependents_[u]) after = std::max(after, priority_[d]);
+        priority_[u] = static_cast<double>(units_[u].positions) / team_size_[u] + after;
+    }
+    for (int u = 0; u < n; ++u)
+        if (pending_[u] == 0) ready_.push_back(u);
+}
+
+std::vector<Scheduler::Assignment> Scheduler::assign() {
+    std::vector<Assignment> out;
+    std::stable_sort(ready_.begin(), ready_.end(), [&](int a, int b) { return priority_[a] > priority_[b]; });
+    const int ranks = static_cast<int>(running_on_.size());
+    std::size_t taken = 0;
+    for (; taken < ready_.size(); ++taken) {
+        const int u = ready_[taken];
+        if (team_size_[u] == 1) {
+            // The rank with the most free slots (the lowest number among equals).
+            int best = -1;
+            for (int r = 0; r < ranks; ++r)
+                if (!in_team_[r] && running_on_[r] < slots_[r] &&
+                    (best < 0 || slots_[r] - running_on_[r] > slots_[best] - running_on_[best]))
+                    best = r;
+            if (best < 0) break;
+            ++running_on_[best];
+            out.push_back({u, {best}});
+        } else {
+            std::vector<int> team;
+            for (int r = 0; r < ranks && static_cast<int>(team.size()) < team_size_[u]; ++r)
+                if (!in_team_[r] && running_on_[r] == 0) team.push_back(r);
+            if (static_cast<int>(team.size()) < team_size_[u]) break;  // the ranks it waits for drain first
+            for (int r : team) in_team_[r] = true;
+            out.push_back({u, std::move(team)});
+        }
+        ++running_;
+    }
+    ready_.erase(ready_.begin(), ready_.begin() + static_cast<std::ptrdiff_t>(taken));
+    return out;
+}
+
+void Scheduler::released(int unit, int rank) {
+    if (team_size_[unit] == 1)
+        --running_on_[rank];
+    else
+        in_team_[rank] = false;
+}
+
+void Scheduler::finished(int unit) {
+    ++finished_;
+    --running_;
+    for (int d : dependents_[unit])
+        if (--pending_[d] == 0) ready_.push_back(d);
+}
+
+bool Scheduler::stuck() const noexcept {
+    if (all_finished() || running_ > 0) return false;
+    for (int r = 0; r < static_cast<int>(running_on_.size()); ++r)
+        if (running_on_[r] > 0 || in_team_[r]) return false;
+    return true;
+}
+
+}  // namespace dtb
