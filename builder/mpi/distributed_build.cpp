@@ -105,12 +105,15 @@ std::optional<std::pair<int, std::string>> try_receive(MPI_Comm comm, int from, 
     return std::pair{status.MPI_SOURCE, std::move(text)};
 }
 
-// Test hook: DTB_TEST_KILL_RANK=R:MATERIAL kills rank R with SIGKILL when it
+// Test hooks: DTB_TEST_KILL_RANK=R:MATERIAL kills rank R with SIGKILL when it
 // starts solving MATERIAL (a team's member is then in the middle of its
-// team's exchanges), the way a node that fails would.
+// team's exchanges), the way a node that fails would; DTB_TEST_FAIL_RANK
+// makes it fail there with an error instead.
 void maybe_kill_rank(int rank, const Material& m) {
-    const char* hook = std::getenv("DTB_TEST_KILL_RANK");
-    if (hook && std::string(hook) == fmt::format("{}:{}", rank, m.name())) std::raise(SIGKILL);
+    const std::string here = fmt::format("{}:{}", rank, m.name());
+    if (const char* kill = std::getenv("DTB_TEST_KILL_RANK"); kill && here == kill) std::raise(SIGKILL);
+    if (const char* failure = std::getenv("DTB_TEST_FAIL_RANK"); failure && here == failure)
+        throw std::runtime_error("a test made rank " + std::to_string(rank) + " fail (DTB_TEST_FAIL_RANK)");
 }
 
 // What a rank counts of its own work, gathered by rank 0 at the end.
