@@ -411,7 +411,9 @@ private:
             for (std::size_t j = 0; j < n; ++j) {
                 first[j] = static_cast<std::uint32_t>(predecessors.size());
                 if (states.exchange(entries[i + j], done) == done) continue;  // already told (listed twice)
-                const auto [layout, local] = locate(entries[i + j]);
+                const auto located = locate(entries[i + j]);  // (clang 14 lambdas take no structured bindings)
+                const Layout* layout = located.first;
+                const std::uint64_t local = located.second;
                 layouts[j] = layout;
                 for_each_predecessor(*layout, local, [&](std::uint64_t pred) {
                     if (away(*layout, pred)) return;

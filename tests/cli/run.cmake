@@ -48,10 +48,15 @@ endfunction()
 
 # mpi_run(ranks expected_status args...): like run(), with ${DTB} started on
 # `ranks` ranks by ${MPIEXEC} (oversubscribed); a run that does not end
-# within 300 s fails the test (a hang).
+# within 300 s fails the test (a hang). In the sanitizer builds
+# LeakSanitizer is off for these runs: Open MPI leaves memory allocated by
+# plugins it unloads before the check, which no suppression can name; the
+# address and undefined-behaviour checks stay on, and the same solver and
+# writer code runs leak-checked in the tests without MPI.
 function(mpi_run ranks expected_status)
   set(ENV{OMPI_ALLOW_RUN_AS_ROOT} 1)
   set(ENV{OMPI_ALLOW_RUN_AS_ROOT_CONFIRM} 1)
+  set(ENV{ASAN_OPTIONS} "detect_leaks=0")
   execute_process(COMMAND ${MPIEXEC} -n ${ranks} --oversubscribe ${DTB} ${ARGN}
                   RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 300)
   if(status MATCHES "timeout")
