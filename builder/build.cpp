@@ -94,9 +94,16 @@ private:
         if (memory_ + bytes > budget_) return nullptr;
         memory_ += bytes;
         lock.unlock();
+        // Its capture positions answered from the tables it leads to that are in memory, or from their files.
+        std::vector<std::shared_ptr<const SolvedValues>> known;
+        lock.lock();
+        for (const Material& t : node.plan->successors)
+            if (nodes_[t].values) known.push_back(nodes_[t].values);
+        lock.unlock();
         const TableFile file = open_dtw_table<V>(plan_.variant_dir(), s);
+        const Prober<V> prober(o_.dir);
         auto values = std::make_shared<const SolvedValues>(
-            load_solved_values<V>(file, Prober<V>(o_.dir), 0, file.header().block_count()));
+            load_solved_values<V>(file, Successors<V>(known, &prober), 0, file.header().block_count()));
         lock.lock();
         node.values = values;
         return values;

@@ -49,6 +49,7 @@ struct RankReport {
     double working_seconds = 0;         // solving and writing, waits for its team included
     double team_wait_seconds = 0;       // of those, waiting for the rest of its team
     double idle_seconds = 0;            // waiting for work
+    double cpu_seconds = 0;             // processor time of the whole rank, every thread
     std::uint64_t bytes_sent = 0;       // to its teams
     std::uint64_t bytes_received = 0;
     std::uint64_t peak_memory_bytes = 0;

@@ -3,7 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <algorithm>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <optional>
 
 #include "builder/build.hpp"
@@ -13,6 +16,7 @@
 #include "builder/table_writer.hpp"
 #include "builder/team.hpp"
 #include "builder/team_tables.hpp"
+#include "builder/values_cache.hpp"
 #include "probe/prober.hpp"
 
 namespace dtb {
@@ -40,16 +44,47 @@ inline ManifestEntry write_solved(const BuildOptions& o, int board_size, const s
     return entry;
 }
 
-// Solves material m with `team` and writes its tables: every member reads its
-// share of the tables m leads to from `variant_dir`, solves its share, and
+// Solves material m with `team` and writes its tables. The tables m leads to
+// are held whole by every member where each has room in its `cache` (null:
+// none), taken in order of size, the members agreeing table by table; those
+// a member lacks are read by the team together (load_whole_in_team), and
+// kept. The others are shared out, every member reading its range of them.
+// Tables are read from `variant_dir`. Each member solves its share and
 // compresses its range of the tables; member 0 writes the files and gets the
 // manifest entry, the others nothing.
 template <class V>
 std::optional<ManifestEntry> solve_in_team(Team& team, const BuildOptions& o, const std::filesystem::path& variant_dir,
-                                           const Material& m, SolveProgress progress = {}) {
+                                           const Material& m, ValuesCache* cache, SolveProgress progress = {}) {
+    std::vector<Material> leads_to = successors(m);
+    auto positions = [](const Material& s) {
+        return static_cast<std::uint64_t>(sides_of(s)) * Index<V::board_size>(s).size();
+    };
+    std::stable_sort(leads_to.begin(), leads_to.end(),
+                     [&](const Material& a, const Material& b) { return positions(a) < positions(b); });
     const Prober<V> prober(o.dir);
-    TeamTables<V> tables(team, m, o.block_shift, successors(m), variant_dir, prober);
-    const SolvedValues home = MaterialSolver<V>(m, team, tables, o.team, std::move(progress)).solve();
+    const auto k = static_cast<std::uint64_t>(team.size());
+    std::vector<std::shared_ptr<const SolvedValues>> held;
+    std::vector<Material> shared;
+    for (const Material& s : leads_to) {
+        std::shared_ptr<const SolvedValues> copy = cache ? cache->find(s) : nullptr;
+        const bool room = copy || (cache && cache->room_for(SolvedValues::bytes_for(positions(s))));
+        if (team.all_sum(room ? 1 : 0) != k) {
+            shared.push_back(s);
+            continue;
+        }
+        if (team.all_sum(copy ? 1 : 0) != k) {
+            // Capture positions of s are answered from the tables held so far and what this rank has.
+            std::vector<std::shared_ptr<const SolvedValues>> known = held;
+            for (auto& t : cache->find_all(successors(s))) known.push_back(std::move(t));
+            copy = std::make_shared<const SolvedValues>(
+                load_whole_in_team<V>(team, open_dtw_table<V>(variant_dir, s), Successors<V>(known, &prober)));
+            cache->keep(copy);
+        }
+        held.push_back(std::move(copy));
+    }
+    const Successors<V> held_whole(held, &prober);
+    TeamTables<V> tables(team, m, o.block_shift, shared, variant_dir, held_whole);
+    const SolvedValues home = MaterialSolver<V>(m, team, tables, held_whole, o.team, std::move(progress)).solve();
     const TableSpec spec = table_spec(o, V::board_size, m, home.positions_per_side, home.max_code);
     const WrittenTables written = write_tables(team, variant_dir, spec, home.first, home.codes.size(), value_source(home));
     ManifestEntry entry = count_values(home);

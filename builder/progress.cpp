@@ -32,6 +32,13 @@ std::uint64_t peak_resident_bytes() {
     return static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;
 }
 
+double cpu_seconds() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; };
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
 std::string with_commas(std::uint64_t n) {
     std::string digits = std::to_string(n), out;
     for (std::size_t i = 0; i < digits.size(); ++i) {

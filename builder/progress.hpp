@@ -23,9 +23,11 @@ inline double seconds_since(Clock::time_point start) {
     return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// The machine's memory, and the process's peak resident memory.
+// The machine's memory, the process's peak resident memory, and the
+// processor time (user and system) of all its threads so far.
 std::uint64_t physical_memory();
 std::uint64_t peak_resident_bytes();
+double cpu_seconds();
 
 // 1234567 as "1,234,567".
 std::string with_commas(std::uint64_t n);

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -81,15 +82,22 @@ public:
 
     // The value for the side to move in p (either colour), p a legal position.
     Value value(const Position& p) const {
+        if (const std::optional<Value> v = held_value(p)) return *v;
+        if (!prober_)
+            throw std::logic_error("the solver reached material " + material_of(white_to_move(p)).name() +
+                                   ", which is neither solved nor on disk");
+        return prober_->value(p);
+    }
+
+    // The same if p's material is in memory (or its side to move has no
+    // piece left); nothing if it would be read through the prober.
+    std::optional<Value> held_value(const Position& p) const {
         if (p.pieces(p.side_to_move) == 0) return Value::loss(0);
         const Position q = white_to_move(p);
         const std::uint32_t key = material_key(material_of(q));
         for (const Entry& e : entries_)
             if (e.key == key) return value_of_dtw_code(e.codes[e.index.rank(q)]);
-        if (!prober_)
-            throw std::logic_error("the solver reached material " + material_of(q).name() +
-                                   ", which is neither solved nor on disk");
-        return prober_->value(p);
+        return std::nullopt;
     }
 
 private:

@@ -33,6 +33,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -87,13 +88,16 @@ public:
     }
 
     // A member of `team`: `tables` holds the team's share of the material and
-    // of those it leads to.
-    MaterialSolver(const Material& canonical, Team& team, TeamTables<V>& tables, const TeamOptions& options,
-                   SolveProgress progress = {})
+    // of the materials it leads to that are shared out; `whole` the materials
+    // it leads to that every member holds whole (the same on every member).
+    MaterialSolver(const Material& canonical, Team& team, TeamTables<V>& tables, const Successors<V>& whole,
+                   const TeamOptions& options, SolveProgress progress = {})
         : MaterialSolver(canonical, progress) {
         team_ = &team;
         tables_ = &tables;
+        successors_ = &whole;
         options_ = options;
+        buffers_ = std::make_unique<TeamBuffers>(team.size());
     }
 
     // The values of the positions this process holds: all of them alone, the
@@ -105,7 +109,7 @@ public:
         for (int l = 0; l < level_count; ++l) {
             if (progress_.level_started) progress_.level_started(l, level_count);
             if (team_)
-                solve_level_in_team(levels, levels.levels()[l]);
+                solve_level_in_team(levels, levels.levels()[l], l == 0);
             else
                 solve_level(levels, levels.levels()[l].potential);
         }
@@ -165,8 +169,12 @@ private:
         return (pair.alone ? 1 : 2) * sides_[0].king_placements();
     }
 
-    // A pair split over the team: member j holds its positions
-    // [bounds[j], bounds[j + 1]), at state index lock_base[j] of its queue.
+    // A pair split over the team, each half on its own: member j holds the
+    // same share of the king placements of both halves, so that a king move
+    // (which goes from one half to the other) stays with its member more
+    // often than if the halves went to different members. Member j holds
+    // positions [bounds[j], bounds[j + 1]) of a half, at state index
+    // lock_base[j] of its queue.
     struct Split {
         std::vector<std::uint64_t> bounds;
         std::vector<std::uint32_t> lock_base;
@@ -174,6 +182,9 @@ private:
             return static_cast<int>(std::upper_bound(bounds.begin() + 1, bounds.end() - 1, local) - bounds.begin()) -
                    1;
         }
+    };
+    struct SplitPair {
+        Split half[2];
     };
 
     // Where the positions of a pair are. Half h holds king placements
@@ -185,11 +196,11 @@ private:
         std::uint64_t king_placements;
         std::uint64_t base[2];  // global position of each half's first
         std::int64_t storage_base[2];
-        std::int64_t state_shift;
+        std::int64_t state_shift[2];
         const Index<N>* index[2];
         Position men[2];  // each half's men, White to move
         bool alone;
-        const Split* split;  // null unless the pair is split over the team
+        const SplitPair* split;  // null unless the pair is split over the team
 
         int half_of(std::uint64_t local) const noexcept { return local >= king_placements; }
         std::uint64_t global(std::uint64_t local) const noexcept {
@@ -200,7 +211,7 @@ private:
             return static_cast<std::uint64_t>(storage_base[half_of(local)] + static_cast<std::int64_t>(local));
         }
         std::uint32_t state(std::uint64_t local) const noexcept {
-            return static_cast<std::uint32_t>(state_shift + static_cast<std::int64_t>(local));
+            return static_cast<std::uint32_t>(state_shift[half_of(local)] + static_cast<std::int64_t>(local));
         }
         int partner(int h) const noexcept { return alone ? 0 : 1 - h; }
         Position position(std::uint64_t local) const noexcept {
@@ -216,7 +227,7 @@ private:
         Layout layout;
         layout.king_placements = sides_[0].king_placements();
         layout.alone = pair.alone;
-        layout.state_shift = 0;
+        layout.state_shift[0] = layout.state_shift[1] = 0;
         layout.split = nullptr;
         for (int h = 0; h < 2; ++h) {
             const int side = symmetric_ ? 0 : h;
@@ -566,9 +577,43 @@ private:
         Pair pair;
         std::uint64_t first, last;
         std::uint64_t work;
-        const Split* split;
+        const SplitPair* split;  // null for a whole pair
+        std::uint32_t lock_base;  // a split pair's: the state index of `first` in the member's queue
+        // Where the member's positions of each half of the pair are: local
+        // position l at work l + storage_shift[h], state l + state_shift[h]
+        // (a split pair's halves are two portions; set by place()).
+        std::int64_t storage_shift[2] = {0, 0};
+        std::int64_t state_shift[2] = {0, 0};
         std::uint32_t count() const noexcept { return static_cast<std::uint32_t>(last - first); }
+        int half(std::uint64_t king_placements) const noexcept { return first >= king_placements; }
     };
+
+    // Numbers the portions' work areas in order, and tells each portion of a
+    // split pair where its sibling (the member's share of the other half) is.
+    void place(std::vector<Portion>& portions) const {
+        const std::uint64_t K = sides_[0].king_placements();
+        std::uint64_t work = 0;
+        for (Portion& p : portions) {
+            p.work = std::exchange(work, work + p.count());
+            const std::int64_t storage = static_cast<std::int64_t>(p.work) - static_cast<std::int64_t>(p.first);
+            if (!p.split) {
+                p.storage_shift[0] = p.storage_shift[1] = storage;
+                p.state_shift[0] = p.state_shift[1] = -static_cast<std::int64_t>(p.first);  // the pair's own scratch
+            } else {
+                const int h = p.half(K);
+                p.storage_shift[h] = storage;
+                p.state_shift[h] = static_cast<std::int64_t>(p.lock_base) - static_cast<std::int64_t>(p.first);
+            }
+        }
+        for (std::size_t i = 0; i + 1 < portions.size(); ++i) {
+            Portion &a = portions[i], &b = portions[i + 1];
+            if (!a.split || a.split != b.split) continue;  // the two halves of one split pair
+            a.storage_shift[1] = b.storage_shift[1];
+            a.state_shift[1] = b.state_shift[1];
+            b.storage_shift[0] = a.storage_shift[0];
+            b.state_shift[0] = a.state_shift[0];
+        }
+    }
 
     // A run of positions whose lookups are made and answered together, in
     // order: the whole pairs portions[p0, p1) (small pairs), or positions
@@ -576,64 +621,89 @@ private:
     struct Chunk {
         std::size_t p0, p1;
         std::uint64_t first, last;
-        std::uint64_t entry;  // where its answers start in the level's entries
+        const std::uint16_t* entries;  // its answers (look_up())
     };
 
-    // The layout of a portion inside the level's work area; state indices
-    // from `state_base` for its first position (0: the portion's own scratch).
-    Layout layout_in_work(const Portion& portion, std::int64_t state_base) const {
+    // The layout of a portion inside the level's work area (place()).
+    Layout layout_in_work(const Portion& portion) const {
         Layout layout = layout_of(portion.pair);
-        const std::int64_t shift = static_cast<std::int64_t>(portion.work) - portion.first;
-        layout.storage_base[0] = layout.storage_base[1] = shift;
-        layout.state_shift = state_base - portion.first;
+        for (int h = 0; h < 2; ++h) {
+            layout.storage_base[h] = portion.storage_shift[h];
+            layout.state_shift[h] = portion.state_shift[h];
+        }
         layout.split = portion.split;
         return layout;
     }
 
-    // Answers looked up for a chunk, consumed in the order they were asked:
-    // per position without a capture, one per man move; per position with
-    // one, `meta` tells how many, one per capture.
+    // Values from outside a pair in a team: those of the materials every
+    // member holds whole read here, the others answered by their members
+    // (look_up()) and consumed in the order they were asked: per position
+    // without a capture, one per man move not read here; per position with
+    // one, meta - 1 of them, on top of the best over the captures read here
+    // (left in the position's code by ask()).
     struct EntrySource {
-        const std::uint16_t* meta;  // by storage index: the number of captures, 0 without
+        const MaterialSolver& solver;
+        const SolvedValues& store;
+        const std::uint8_t* meta;  // by storage index: 0 without a capture, else the answers asked + 1
         const std::uint16_t* entries;
         std::optional<Value> capture_value(const Layout& layout, std::uint64_t local, Position& q) {
-            const std::uint16_t captures = meta[layout.storage(local)];
-            if (captures == 0) {
+            const std::uint64_t s = layout.storage(local);
+            if (meta[s] == 0) {
                 q = layout.position(local);
                 return std::nullopt;
             }
-            Value best = Value::loss(0);
-            for (std::uint16_t i = 0; i < captures; ++i) {
+            Value best = value_of_dtw_code(store.code(s));
+            for (std::uint8_t i = 1; i < meta[s]; ++i) {
                 const Value v = before_move(value_of_dtw_code(*entries++));
                 if (preferred(v, best)) best = v;
             }
             return best;
         }
-        Value promotion(const Position&) { return value_of_dtw_code(*entries++); }
+        Value promotion(const Position& child) {
+            if (const std::optional<Value> v = solver.successors_->held_value(child)) return *v;
+            return value_of_dtw_code(*entries++);
+        }
         Value man_move(const Position&, int) { return value_of_dtw_code(*entries++); }
     };
 
-    // The words of the values that `local` needs from outside its pair, in
-    // the order initialise() takes them; sets its meta.
-    void ask(const Layout& layout, std::uint64_t local, std::uint16_t* meta, std::vector<std::uint64_t>& words) const {
+    // The words of the values that `local` needs from other members, in the
+    // order initialise() takes them; sets its meta, and for a position with
+    // a capture leaves the best over the captures read here in its code.
+    void ask(SolvedValues& store, const Layout& layout, std::uint64_t local, std::uint8_t* meta,
+             std::vector<std::uint64_t>& words) const {
         const Position q = layout.position(local);
+        const std::uint64_t s = layout.storage(local);
         if (draughts::has_capture<V>(q)) {
             draughts::MoveList<N> moves;
             draughts::generate_moves<V>(q, moves);
-            meta[layout.storage(local)] = static_cast<std::uint16_t>(moves.size());
+            Value best = Value::loss(0);
+            std::size_t asked = 0;
             for (const Move& m : moves) {
                 Position child = q;
                 draughts::make_move(child, m);
-                words.push_back(tables_->locate(child));
+                if (const std::optional<Value> v = successors_->held_value(child)) {
+                    if (preferred(before_move(*v), best)) best = before_move(*v);
+                } else {
+                    words.push_back(tables_->locate(child));
+                    ++asked;
+                }
             }
+            if (asked > 254)
+                throw std::runtime_error(material_.name() + ": a position with " + std::to_string(asked) +
+                                         " captures; a team counts at most 254");
+            meta[s] = static_cast<std::uint8_t>(asked + 1);
+            store.code(s) = static_cast<std::uint16_t>(dtw_code(best));
             return;
         }
-        meta[layout.storage(local)] = 0;
+        meta[s] = 0;
         const int h = layout.half_of(local);
         draughts::for_each_man_move<V>(q, draughts::Color::white, [&](int from, int to, bool promotes) {
             Position child = q;
             draughts::make_move(child, Move{0, static_cast<std::uint8_t>(from), static_cast<std::uint8_t>(to), promotes});
-            words.push_back(promotes ? tables_->locate(child) : TeamTables<V>::word(0, own_global(child, h)));
+            if (!promotes)
+                words.push_back(TeamTables<V>::word(0, own_global(child, h)));
+            else if (!successors_->held_value(child))
+                words.push_back(tables_->locate(child));
         });
     }
 
@@ -642,18 +712,18 @@ private:
     void for_each_run(const Chunk& c, const std::vector<Portion>& portions, F&& f) const {
         if (c.p1 > c.p0 + 1 || c.last == 0) {
             for (std::size_t p = c.p0; p < c.p1; ++p)
-                f(layout_in_work(portions[p], 0), portions[p].first, portions[p].last);
+                f(layout_in_work(portions[p]), portions[p].first, portions[p].last);
         } else {
-            f(layout_in_work(portions[c.p0], 0), c.first, c.last);
+            f(layout_in_work(portions[c.p0]), c.first, c.last);
         }
     }
 
     // Looks up every value the member's positions need from outside their
     // pairs, in rounds that every member takes part in (answering the others'
-    // questions even when it has none): `entries` gets the answers, chunk by
-    // chunk; `meta` the number of captures of each position.
-    void look_up(std::vector<Chunk>& chunks, const std::vector<Portion>& portions, std::vector<std::uint16_t>& meta,
-                 std::vector<std::uint16_t>& entries) {
+    // questions even when it has none): each chunk gets its answers, in one
+    // buffer of `entries` per round; `meta` the number of captures of each position.
+    void look_up(SolvedValues& store, std::vector<Chunk>& chunks, const std::vector<Portion>& portions,
+                 std::vector<std::uint8_t>& meta, std::vector<std::vector<std::uint16_t>>& entries) {
         const int members = team_->size();
         // Rounds of at most lookup_positions positions (and one chunk at least).
         std::vector<std::size_t> round_start{0};
@@ -669,62 +739,77 @@ private:
         }
         round_start.push_back(chunks.size());
         const std::uint64_t rounds = team_->all_max(round_start.size() - 1);
+        TeamBuffers& b = *buffers_;
+        Mailbox<std::uint64_t>& questions = b.questions;
+        Mailbox<std::uint16_t>& answers = b.answers;
+        std::vector<std::vector<std::uint64_t>>& words = b.words;
+        std::vector<std::vector<std::size_t>>& start = b.start;
+        std::vector<std::uint64_t>& sent = b.asked;
+        std::vector<std::uint16_t>& replies = b.replies;
+        std::size_t round_buffers = 0;
+        std::vector<std::size_t> counts(members), part(members + 1);
         for (std::uint64_t r = 0; r < rounds; ++r) {
             const std::size_t c0 = r + 1 < round_start.size() ? round_start[r] : chunks.size();
             const std::size_t c1 = r + 1 < round_start.size() ? round_start[r + 1] : chunks.size();
             const std::size_t n = c1 - c0;
+            if (words.size() < n) {
+                words.resize(n);
+                start.resize(n);
+            }
             // The questions, chunk by chunk.
-            std::vector<std::vector<std::uint64_t>> words(n);
             tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) {
+                words[i].clear();
+                start[i].assign(members, 0);
                 for_each_run(chunks[c0 + i], portions, [&](const Layout& layout, std::uint64_t f, std::uint64_t l) {
-                    for (std::uint64_t x = f; x < l; ++x) ask(layout, x, meta.data(), words[i]);
+                    for (std::uint64_t x = f; x < l; ++x) ask(store, layout, x, meta.data(), words[i]);
                 });
-            });
-            // Sent to the members holding them, in chunk order: counts[i][j]
-            // of chunk i's go to member j, from start[i][j] of j's part.
-            std::vector<std::vector<std::size_t>> start(n, std::vector<std::size_t>(members, 0));
-            tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) {
                 for (std::uint64_t w : words[i])
                     if (w != TeamTables<V>::no_piece) ++start[i][tables_->owner(w)];
             });
-            std::vector<std::size_t> counts(members, 0);
+            // Sent to the members holding them, in chunk order: chunk i's
+            // questions to member j start at start[i][j] of j's part.
+            std::fill(counts.begin(), counts.end(), 0);
             for (int j = 0; j < members; ++j)
                 for (std::size_t i = 0; i < n; ++i) counts[j] += std::exchange(start[i][j], counts[j]);
-            std::vector<std::size_t> part(members + 1, 0);
             for (int j = 0; j < members; ++j) part[j + 1] = part[j] + counts[j];
-            std::vector<std::uint64_t> questions(part[members]);
+            sent.resize(part[members]);
             tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) {
                 std::vector<std::size_t> at(members);
                 for (int j = 0; j < members; ++j) at[j] = part[j] + start[i][j];
                 for (std::uint64_t w : words[i])
-                    if (w != TeamTables<V>::no_piece) questions[at[tables_->owner(w)]++] = w;
+                    if (w != TeamTables<V>::no_piece) sent[at[tables_->owner(w)]++] = w;
             });
-            const Inbox<std::uint64_t> asked = exchange<std::uint64_t>(*team_, questions, counts);
+            questions.send(*team_, sent, counts);
             // The answers to the others' questions.
-            std::vector<std::uint16_t> answers(asked.total());
-            std::vector<std::size_t> answer_counts(members);
+            replies.resize(questions.received());
             std::size_t offset = 0;
             for (int j = 0; j < members; ++j) {
-                const std::span<const std::uint64_t> q = asked.from(j);
-                tbb::parallel_for(std::size_t{0}, q.size(), [&](std::size_t x) { answers[offset + x] = tables_->code(q[x]); });
-                answer_counts[j] = q.size();
+                const std::span<const std::uint64_t> q = questions.from(j);
+                tbb::parallel_for(tbb::blocked_range<std::size_t>(0, q.size(), 4096),
+                                  [&](const tbb::blocked_range<std::size_t>& r) {
+                                      for (std::size_t x = r.begin(); x != r.end(); ++x)
+                                          replies[offset + x] = tables_->code(q[x]);
+                                  });
+                counts[j] = q.size();
                 offset += q.size();
             }
-            const Inbox<std::uint16_t> answered = exchange<std::uint16_t>(*team_, answers, answer_counts);
-            // Into the entries, in the order asked.
-            std::vector<std::uint64_t> entry_first(n + 1, entries.size());
+            answers.send(*team_, replies, counts);
+            // Into the round's entries, in the order asked.
+            std::vector<std::uint64_t> entry_first(n + 1, 0);
             for (std::size_t i = 0; i < n; ++i) entry_first[i + 1] = entry_first[i] + words[i].size();
-            entries.resize(entry_first[n]);
+            if (round_buffers == entries.size()) entries.emplace_back();
+            std::vector<std::uint16_t>& round = entries[round_buffers++];
+            round.resize(entry_first[n]);
             tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) {
-                chunks[c0 + i].entry = entry_first[i];
+                chunks[c0 + i].entries = round.data() + entry_first[i];
                 std::vector<std::size_t> at(start[i]);
-                std::uint16_t* out = entries.data() + entry_first[i];
+                std::uint16_t* out = round.data() + entry_first[i];
                 for (std::uint64_t w : words[i]) {
                     if (w == TeamTables<V>::no_piece) {
                         *out++ = static_cast<std::uint16_t>(dtw_code(Value::loss(0)));
                     } else {
                         const int j = tables_->owner(w);
-                        *out++ = answered.from(j)[at[j]++];
+                        *out++ = answers.from(j)[at[j]++];
                     }
                 }
             });
@@ -750,13 +835,13 @@ private:
         }
         round_start.push_back(portions.size());
         const std::uint64_t rounds = team_->all_max(round_start.size() - 1);
+        Mailbox<std::byte>& mail = buffers_->results;
         for (std::uint64_t r = 0; r < rounds; ++r) {
             const std::size_t p0 = r + 1 < round_start.size() ? round_start[r] : portions.size();
             const std::size_t p1 = r + 1 < round_start.size() ? round_start[r + 1] : portions.size();
-            std::vector<std::vector<std::byte>> out(members);
             for (std::size_t p = p0; p < p1; ++p) {
                 const Portion& portion = portions[p];
-                const Layout layout = layout_in_work(portion, 0);
+                const Layout layout = layout_in_work(portion);
                 // Runs of consecutive global positions: a half at a time, cut where the ranges change hands.
                 std::uint64_t l = portion.first;
                 while (l < portion.last) {
@@ -767,7 +852,7 @@ private:
                     const std::uint64_t end = std::min<std::uint64_t>(
                         {portion.last, half_end, l + (homes.first(home + 1) - g)});
                     const auto count = static_cast<std::uint32_t>(end - l);
-                    std::vector<std::byte>& o = out[home];
+                    std::vector<std::byte>& o = mail.to(home);
                     const std::size_t at = o.size();
                     const std::size_t marks = (count + 7) / 8;
                     o.resize(at + (16 + 2 * std::size_t{count} + marks + 7) / 8 * 8, std::byte{0});
@@ -781,10 +866,10 @@ private:
                     l += count;
                 }
             }
-            const Inbox<std::byte> received = exchange<std::byte>(*team_, out);
+            mail.exchange(*team_);
             SolvedValues& home = tables_->home();
             for (int j = 0; j < members; ++j) {
-                const std::span<const std::byte> in = received.from(j);
+                const std::span<const std::byte> in = mail.from(j);
                 for (std::size_t at = 0; at < in.size();) {
                     const std::byte* rec = in.data() + at;
                     const std::uint64_t g = load_u64(rec), count = load_u64(rec + 8);
@@ -810,14 +895,16 @@ private:
         const States<true> states{lock.data()};
         std::vector<Layout> layouts;
         std::vector<std::uint32_t> bases;  // lock index of each portion's first position
+        std::vector<std::int64_t> shifts;  // state index to local position, each portion
+        const std::uint64_t K = sides_[0].king_placements();
         for (std::size_t p = first; p < portions.size(); ++p) {
-            const std::uint32_t base = portions[p].split->lock_base[me];
-            layouts.push_back(layout_in_work(portions[p], base));
-            bases.push_back(base);
+            layouts.push_back(layout_in_work(portions[p]));
+            bases.push_back(portions[p].lock_base);
+            shifts.push_back(portions[p].state_shift[portions[p].half(K)]);
         }
         auto locate = [&](std::uint32_t at) {
             const std::size_t i = std::upper_bound(bases.begin(), bases.end(), at) - bases.begin() - 1;
-            return std::pair{&layouts[i], static_cast<std::uint64_t>(at - layouts[i].state_shift)};
+            return std::pair{&layouts[i], static_cast<std::uint64_t>(static_cast<std::int64_t>(at) - shifts[i])};
         };
         constexpr std::uint64_t none = ~std::uint64_t{0};
         auto next = [&](std::uint64_t after) {
@@ -825,6 +912,12 @@ private:
             while (d < buckets.size() && buckets[d].empty()) ++d;
             return team_->all_min(d < buckets.size() ? d : none);
         };
+        // Each thread's updates for the other members, kept from batch to batch.
+        tbb::enumerable_thread_specific<std::vector<std::vector<std::uint32_t>>> outboxes(
+            [&] { return std::vector<std::vector<std::uint32_t>>(members); });
+        Mailbox<std::uint32_t>& mail = buffers_->updates;
+        std::vector<std::uint32_t>& sent = buffers_->told;
+        std::vector<std::size_t> counts(members);
         for (std::uint64_t d = next(none); d != none; d = next(d)) {
             // d is the team's next distance: this member may have nothing at it.
             const std::vector<std::uint32_t> bucket = d < buckets.size() ? std::exchange(buckets[d], {})
@@ -835,33 +928,52 @@ private:
                 const std::size_t from = std::min<std::size_t>(bucket.size(), b * batch);
                 const std::span<const std::uint32_t> entries =
                     std::span<const std::uint32_t>(bucket).subspan(from, std::min<std::size_t>(batch, bucket.size() - from));
-                tbb::enumerable_thread_specific<std::vector<std::vector<std::uint32_t>>> outboxes(
-                    [&] { return std::vector<std::vector<std::uint32_t>>(members); });
                 run_chunks(static_cast<std::uint32_t>(entries.size()), buckets,
                            [&](std::uint32_t f, std::uint32_t l, Pushes& pushes) {
                                auto& outbox = outboxes.local();
                                auto away = [&](const Layout& layout, std::uint64_t pred) {
-                                   const int owner = layout.split->owner(pred);
+                                   const Split& split = layout.split->half[layout.half_of(pred)];
+                                   const int owner = split.owner(pred);
                                    if (owner == me) return false;
-                                   outbox[owner].push_back(layout.split->lock_base[owner] +
-                                                           static_cast<std::uint32_t>(pred - layout.split->bounds[owner]));
+                                   outbox[owner].push_back(split.lock_base[owner] +
+                                                           static_cast<std::uint32_t>(pred - split.bounds[owner]));
                                    return true;
                                };
                                propagate(work, entries.subspan(f, l - f), static_cast<std::uint32_t>(d), states, pushes,
                                          locate, away);
                            });
-                std::vector<std::vector<std::uint32_t>> out(members);
-                for (auto& outbox : outboxes)
-                    for (int j = 0; j < members; ++j) out[j].insert(out[j].end(), outbox[j].begin(), outbox[j].end());
-                const Inbox<std::uint32_t> received = exchange<std::uint32_t>(*team_, out);
+                // Into one buffer in member order, then to the members.
+                std::fill(counts.begin(), counts.end(), 0);
+                for (const auto& outbox : outboxes)
+                    for (int j = 0; j < members; ++j) counts[j] += outbox[j].size();
+                std::size_t total = 0;
+                for (int j = 0; j < members; ++j) total += counts[j];
+                sent.resize(total);
+                std::size_t at = 0;
+                for (int j = 0; j < members; ++j)
+                    for (auto& outbox : outboxes) {
+                        std::copy(outbox[j].begin(), outbox[j].end(), sent.begin() + static_cast<std::ptrdiff_t>(at));
+                        at += outbox[j].size();
+                        outbox[j].clear();
+                    }
+                mail.send(*team_, sent, counts);
                 for (int j = 0; j < members; ++j) {
-                    const std::span<const std::uint32_t> told = received.from(j);
+                    const std::span<const std::uint32_t> told = mail.from(j);
                     run_chunks(static_cast<std::uint32_t>(told.size()), buckets,
                                [&](std::uint32_t f, std::uint32_t l, Pushes& pushes) {
-                                   for (std::uint32_t x = f; x < l; ++x) {
-                                       const auto [layout, local] = locate(told[x]);
-                                       tell(work.code(layout->storage(local)), told[x], static_cast<std::uint32_t>(d),
-                                            states, pushes);
+                                   // In groups whose states and codes are prefetched first, as in propagate().
+                                   constexpr std::uint32_t group = 64;
+                                   std::array<std::uint16_t*, group> codes;
+                                   for (std::uint32_t x = f; x < l; x += group) {
+                                       const std::uint32_t n = std::min(group, l - x);
+                                       for (std::uint32_t y = 0; y < n; ++y) {
+                                           const auto [layout, local] = locate(told[x + y]);
+                                           codes[y] = &work.code(layout->storage(local));
+                                           __builtin_prefetch(codes[y], 1);
+                                           __builtin_prefetch(states.state + told[x + y], 1);
+                                       }
+                                       for (std::uint32_t y = 0; y < n; ++y)
+                                           tell(*codes[y], told[x + y], static_cast<std::uint32_t>(d), states, pushes);
                                    }
                                });
                 }
@@ -870,46 +982,44 @@ private:
     }
 
     // A team member's part of one level.
-    void solve_level_in_team(const PotentialLevels<N>& levels, const typename PotentialLevels<N>::Level& level) {
+    void solve_level_in_team(const PotentialLevels<N>& levels, const typename PotentialLevels<N>::Level& level,
+                             bool top) {
         const int members = team_->size(), me = team_->rank();
         const std::uint64_t configurations = level.men_configurations;
         const std::uint64_t K = sides_[0].king_placements();
         // The member's portions: its share of the level's men configurations,
         // whole, or its share of every pair when there are too few to go round.
         std::vector<Portion> portions;
-        std::vector<Split> splits;
         std::uint64_t work = 0;
         // Whole pairs are numbered with 32 bits: bigger ones are always split.
         const bool split = (configurations < options_.configurations_per_member * static_cast<std::uint64_t>(members) ||
                             2 * K >= std::uint64_t{1} << 31) &&
                            2 * K >= options_.min_split_positions;
+        std::vector<SplitPair> splits;
         if (split) {
             const std::vector<Pair> pairs = pairs_of(levels, level.potential);
             splits.resize(pairs.size());
             std::vector<std::uint64_t> lock_next(members, 0);
-            for (std::size_t i = 0; i < pairs.size(); ++i) {
-                const std::uint64_t size = pair_positions(pairs[i]);
-                Split& s = splits[i];
-                for (int j = 0; j <= members; ++j)
-                    s.bounds.push_back(share_bound(size, j, members));
-                for (int j = 0; j < members; ++j) {
-                    s.lock_base.push_back(static_cast<std::uint32_t>(lock_next[j]));
-                    lock_next[j] += s.bounds[j + 1] - s.bounds[j];
+            for (std::size_t i = 0; i < pairs.size(); ++i)
+                for (int h = 0; h < (pairs[i].alone ? 1 : 2); ++h) {
+                    Split& s = splits[i].half[h];
+                    for (int j = 0; j <= members; ++j) s.bounds.push_back(h * K + share_bound(K, j, members));
+                    for (int j = 0; j < members; ++j) {
+                        s.lock_base.push_back(static_cast<std::uint32_t>(lock_next[j]));
+                        lock_next[j] += s.bounds[j + 1] - s.bounds[j];
+                    }
+                    if (lock_next[me] >= std::uint64_t{1} << 32)
+                        throw std::runtime_error(material_.name() + ": more than 2^32 positions of one level on one "
+                                                 "member; build it on more ranks");
+                    const std::uint64_t f = s.bounds[me], l = s.bounds[me + 1];
+                    if (f < l)
+                        portions.push_back({pairs[i], f, l, std::exchange(work, work + (l - f)), &splits[i], s.lock_base[me]});
                 }
-                if (lock_next[me] >= std::uint64_t{1} << 32)
-                    throw std::runtime_error(material_.name() + ": more than 2^32 positions of one level on one "
-                                             "member; build it on more ranks");
-            }
-            for (std::size_t i = 0; i < pairs.size(); ++i) {
-                const std::uint64_t f = splits[i].bounds[me];
-                const std::uint64_t l = splits[i].bounds[me + 1];
-                if (f < l) portions.push_back({pairs[i], f, l, std::exchange(work, work + (l - f)), &splits[i]});
-            }
         } else {
             const auto share = [&](int j) { return share_bound(configurations, j, members); };
             for (const Pair& pair : pairs_of(levels, level.potential, share(me), share(me + 1) - share(me))) {
                 const auto size = static_cast<std::uint32_t>(pair_positions(pair));
-                portions.push_back({pair, 0, size, std::exchange(work, work + size), nullptr});
+                portions.push_back({pair, 0, size, std::exchange(work, work + size), nullptr, 0});
             }
         }
         // Small whole pairs first (chunks of several), then the big ones and
@@ -918,8 +1028,9 @@ private:
         std::stable_partition(portions.begin(), portions.end(), [&](const Portion& p) {
             return !p.split && p.count() < big;
         });
+        place(portions);
         work = 0;
-        for (Portion& p : portions) p.work = std::exchange(work, work + p.count());
+        for (const Portion& p : portions) work += p.count();
         constexpr std::uint32_t slice = 4096;
         std::vector<Chunk> chunks;
         std::size_t small = 0;
@@ -929,16 +1040,35 @@ private:
             while (end < portions.size() && !portions[end].split && portions[end].count() < big &&
                    n < slice)
                 n += portions[end++].count();
-            chunks.push_back({small, end, 0, 0, 0});
+            chunks.push_back({small, end, 0, 0, nullptr});
             small = end;
         }
         for (std::size_t p = small; p < portions.size(); ++p)
             for (std::uint64_t f = portions[p].first; f < portions[p].last; f += slice)
-                chunks.push_back({p, p + 1, f, std::min<std::uint64_t>(portions[p].last, f + slice), 0});
+                chunks.push_back({p, p + 1, f, std::min<std::uint64_t>(portions[p].last, f + slice), nullptr});
 
-        SolvedValues store(material_, 0, 0, work);
-        std::vector<std::uint16_t> meta(work), entries;
-        look_up(chunks, portions, meta, entries);
+        SolvedValues& store = buffers_->work;
+        store.material = material_;
+        store.codes.resize(work);  // every code is written before it is read
+        store.capture.assign((work + 63) / 64, 0);
+        // Whether the level needs values from other members: those of the
+        // materials shared out, and of man moves (none from the top level:
+        // a man move there would raise the highest potential).
+        const bool asks = tables_->shares_successors() || (material_.men() > 0 && !top);
+        std::vector<std::uint8_t>& meta = buffers_->meta;
+        std::vector<std::vector<std::uint16_t>>& entries = buffers_->entries;
+        meta.resize(asks ? work : 0);  // ask() writes every position's
+        if (asks) look_up(store, chunks, portions, meta, entries);
+        // The values of a chunk's positions from outside their pairs.
+        auto with_source = [&](const Chunk& chunk, auto&& f) {
+            if (asks) {
+                EntrySource source{*this, store, meta.data(), chunk.entries};
+                f(source);
+            } else {
+                DirectSource source{*this};
+                f(source);
+            }
+        };
 
         // Small whole pairs, a chunk per task.
         std::size_t c = 0;
@@ -949,11 +1079,12 @@ private:
             tbb::enumerable_thread_specific<Scratch> scratches;
             tbb::parallel_for(std::size_t{0}, small_chunks, [&](std::size_t i) {
                 Scratch& scratch = scratches.local();
-                EntrySource source{meta.data(), entries.data() + chunks[i].entry};
                 std::uint64_t positions = 0;
-                for (std::size_t p = chunks[i].p0; p < chunks[i].p1; ++p)
-                    positions += solve_pair_alone(store, layout_in_work(portions[p], 0), portions[p].count(), scratch,
-                                                  source);
+                with_source(chunks[i], [&](auto& source) {
+                    for (std::size_t p = chunks[i].p0; p < chunks[i].p1; ++p)
+                        positions += solve_pair_alone(store, layout_in_work(portions[p]), portions[p].count(), scratch,
+                                                      source);
+                });
                 report(positions);
             });
             c = small_chunks;
@@ -964,11 +1095,11 @@ private:
         for (std::size_t p = small; p < first_split; ++p) {
             const std::size_t c0 = c;
             while (c < chunks.size() && chunks[c].p0 == p) ++c;
-            const Layout layout = layout_in_work(portions[p], 0);
+            const Layout layout = layout_in_work(portions[p]);
             Scratch scratch;
             report(solve_pair_shared(store, layout, portions[p].count(), scratch,
                                      [&](const States<true>& states, Buckets& buckets) {
-                                         initialise_chunks(store, chunks, c0, c, meta, entries, states, buckets,
+                                         initialise_chunks(store, chunks, c0, c, with_source, states, buckets,
                                                            [&](std::size_t) { return layout; });
                                      }));
         }
@@ -976,42 +1107,61 @@ private:
         if (split) {
             std::uint64_t lock_size = 0;
             for (std::size_t p = first_split; p < portions.size(); ++p) lock_size += portions[p].count();
-            std::vector<std::uint8_t> lock(lock_size, 0);
+            std::vector<std::uint8_t>& lock = buffers_->lock;
+            lock.assign(lock_size, 0);
             Buckets buckets;
             const States<true> states{lock.data()};
-            initialise_chunks(store, chunks, c, chunks.size(), meta, entries, states, buckets,
-                              [&](std::size_t p) { return layout_in_work(portions[p], portions[p].split->lock_base[me]); });
+            initialise_chunks(store, chunks, c, chunks.size(), with_source, states, buckets,
+                              [&](std::size_t p) { return layout_in_work(portions[p]); });
             run_split_queue(store, portions, first_split, lock, buckets);
             std::uint32_t max_code = 0;
             for (std::size_t p = first_split; p < portions.size(); ++p)
-                max_code = std::max(max_code, finish(store, layout_in_work(portions[p], portions[p].split->lock_base[me]),
+                max_code = std::max(max_code, finish(store, layout_in_work(portions[p]),
                                                      portions[p].first, portions[p].last, lock.data()));
             note_max_code(max_code);
             report(lock_size);
         }
-        meta = {};
-        entries = {};
         send_home(portions, store);
     }
 
     // Sets up the positions of chunks [c0, c1) (each one portion's slice) in
     // parallel, their states through layout_of_portion(p).
-    template <class LayoutOf>
+    template <class WithSource, class LayoutOf>
     void initialise_chunks(SolvedValues& store, const std::vector<Chunk>& chunks, std::size_t c0, std::size_t c1,
-                           const std::vector<std::uint16_t>& meta,
-                           const std::vector<std::uint16_t>& entries, const States<true>& states, Buckets& buckets,
+                           WithSource&& with_source, const States<true>& states, Buckets& buckets,
                            LayoutOf&& layout_of_portion) {
         std::mutex merge;
         tbb::parallel_for(c0, c1, [&](std::size_t i) {
             const Chunk& chunk = chunks[i];
             const Layout layout = layout_of_portion(chunk.p0);
-            EntrySource source{meta.data(), entries.data() + chunk.entry};
             Pushes pushes;
-            for (std::uint64_t l = chunk.first; l < chunk.last; ++l) initialise(store, layout, l, states, pushes, source);
+            with_source(chunk, [&](auto& source) {
+                for (std::uint64_t l = chunk.first; l < chunk.last; ++l)
+                    initialise(store, layout, l, states, pushes, source);
+            });
             const std::lock_guard lock(merge);
             for (const auto& [d, at] : pushes.list) add_to_buckets(buckets, d, at);
         });
     }
+
+    // A team member's buffers, kept from level to level: each level's would
+    // otherwise be new memory, which the kernel maps and zeroes page by page.
+    struct TeamBuffers {
+        explicit TeamBuffers(int members)
+            : questions(members), answers(members), results(members), updates(members) {}
+        Mailbox<std::uint64_t> questions;
+        Mailbox<std::uint16_t> answers;
+        Mailbox<std::byte> results;
+        Mailbox<std::uint32_t> updates;
+        std::vector<std::vector<std::uint64_t>> words;  // per chunk of a round, in the order asked
+        std::vector<std::vector<std::size_t>> start;    // per chunk and member: where its questions start
+        std::vector<std::uint64_t> asked;
+        std::vector<std::uint16_t> replies;
+        std::vector<std::uint32_t> told;
+        SolvedValues work;                                // the codes of the level's positions
+        std::vector<std::uint8_t> meta, lock;
+        std::vector<std::vector<std::uint16_t>> entries;  // the answers, a buffer per round
+    };
 
     Material material_;
     bool symmetric_;
@@ -1024,6 +1174,7 @@ private:
     Team* team_ = nullptr;
     TeamTables<V>* tables_ = nullptr;
     TeamOptions options_;
+    std::unique_ptr<TeamBuffers> buffers_;
     std::atomic<std::uint32_t> max_code_{0};
 };
 

@@ -1,7 +1,8 @@
 // Tables built before, read back into the solver's form (SolvedValues): the
 // stored codes, and the capture positions, which the files store as fillers,
-// solved again through the probe library. A build reads whole tables; a team
-// member its range of blocks.
+// solved again from the tables their captures lead to (in memory where the
+// caller has them, through the probe library otherwise). A build reads whole
+// tables; a team member its range of blocks.
 #pragma once
 
 #include <cstdint>
@@ -23,18 +24,16 @@ TableFile open_dtw_table(const std::filesystem::path& variant_dir, const Materia
     return TableFile::open(variant_dir / table_file_name(m, TableKind::dtw), {std::string_view(V::name), m, TableKind::dtw});
 }
 
-// Blocks [first_block, last_block) of `file`. `prober` answers the capture
-// positions, from the tables the material leads to.
+// Blocks [first_block, last_block) of `file` into `values`, which holds
+// them (and maybe more). `successors` answers for the tables the material
+// leads to, to solve the capture positions again.
 template <class V>
-SolvedValues load_solved_values(const TableFile& file, const Prober<V>& prober, std::uint64_t first_block,
-                                std::uint64_t last_block) {
+void load_solved_values(SolvedValues& values, const TableFile& file, const Successors<V>& successors,
+                        std::uint64_t first_block, std::uint64_t last_block) {
     constexpr int N = V::board_size;
     const TableHeader& h = file.header();
     const Material& m = h.material;
     const Index<N> own(m), mirror(m.mirrored());
-    const std::uint64_t first = first_block << h.block_shift;
-    const std::uint64_t end = std::min(h.positions(), last_block << h.block_shift);
-    SolvedValues values(m, h.positions_per_side, first, end > first ? end - first : 0);
     tbb::parallel_for(first_block, std::max(first_block, last_block), [&](std::uint64_t b) {
         std::vector<std::byte> block(h.block_bytes(b));
         file.read_block(b, block);
@@ -45,12 +44,28 @@ SolvedValues load_solved_values(const TableFile& file, const Prober<V>& prober, 
             const draughts::Position<N> p = mirrored ? mirror.unrank(g - own.size()) : own.unrank(g);
             if (draughts::has_capture<V>(p)) {
                 values.mark_capture(g);
-                values.code(g) = static_cast<std::uint16_t>(dtw_code(prober.value(p)));
+                draughts::MoveList<N> moves;
+                draughts::generate_moves<V>(p, moves);
+                values.code(g) = static_cast<std::uint16_t>(
+                    dtw_code(best_over_moves(p, moves, [&](const draughts::Position<N>& child) {
+                        return successors.value(child);
+                    })));
             } else {
                 values.code(g) = static_cast<std::uint16_t>(value_at(block, h.value_bits, k));
             }
         }
     });
+}
+
+// The same into values of their own.
+template <class V>
+SolvedValues load_solved_values(const TableFile& file, const Successors<V>& successors, std::uint64_t first_block,
+                                std::uint64_t last_block) {
+    const TableHeader& h = file.header();
+    const std::uint64_t first = first_block << h.block_shift;
+    const std::uint64_t end = std::min(h.positions(), last_block << h.block_shift);
+    SolvedValues values(h.material, h.positions_per_side, first, end > first ? end - first : 0);
+    load_solved_values<V>(values, file, successors, first_block, last_block);
     return values;
 }
 

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <numeric>
 #include <span>
 #include <stdexcept>
@@ -17,6 +18,28 @@
 #include <vector>
 
 namespace dtb {
+
+// Bytes whose storage is kept from one use to the next, without being
+// cleared: the rounds of a level reuse their buffers instead of allocating
+// (and the kernel zeroing) them afresh.
+class Buffer {
+public:
+    std::byte* data() noexcept { return data_.get(); }
+    const std::byte* data() const noexcept { return data_.get(); }
+    std::size_t size() const noexcept { return size_; }
+    // Room for n bytes; the contents are lost if it grows.
+    void resize(std::size_t n) {
+        if (n > capacity_) {
+            capacity_ = std::max(n, capacity_ + capacity_ / 2);
+            data_.reset(new std::byte[capacity_]);  // default-initialised: not zeroed
+        }
+        size_ = n;
+    }
+
+private:
+    std::unique_ptr<std::byte[]> data_;
+    std::size_t size_ = 0, capacity_ = 0;
+};
 
 class Team {
 public:
@@ -29,13 +52,20 @@ public:
     // What a member received from each member in one exchange: the bytes,
     // in member order, and where each member's part starts (size() + 1 offsets).
     struct Received {
-        std::vector<std::byte> bytes;
+        Buffer bytes;
         std::vector<std::size_t> offsets;
     };
 
     // All to all, collective: `counts[j]` bytes of `data`, taken in member
-    // order, go to member j (its own part included).
-    virtual Received all_to_all(std::span<const std::byte> data, std::span<const std::size_t> counts) = 0;
+    // order, go to member j (its own part included); what the members sent
+    // here goes to `into`.
+    virtual void all_to_all(std::span<const std::byte> data, std::span<const std::size_t> counts, Received& into) = 0;
+
+    // All gather in place, collective: `data` holds every member's part, at
+    // offsets[j] with counts[j] bytes (the same on every member); each member
+    // has filled its own, and gets everyone's.
+    virtual void all_gather(std::byte* data, std::span<const std::size_t> offsets,
+                            std::span<const std::size_t> counts) = 0;
 
     // Collective reductions of one number per member.
     virtual std::uint64_t all_max(std::uint64_t value) = 0;
@@ -52,9 +82,12 @@ class SoloTeam final : public Team {
 public:
     int rank() const noexcept override { return 0; }
     int size() const noexcept override { return 1; }
-    Received all_to_all(std::span<const std::byte> data, std::span<const std::size_t>) override {
-        return {std::vector<std::byte>(data.begin(), data.end()), {0, data.size()}};
+    void all_to_all(std::span<const std::byte> data, std::span<const std::size_t>, Received& into) override {
+        into.bytes.resize(data.size());
+        std::copy(data.begin(), data.end(), into.bytes.data());
+        into.offsets = {0, data.size()};
     }
+    void all_gather(std::byte*, std::span<const std::size_t>, std::span<const std::size_t>) override {}
     std::uint64_t all_max(std::uint64_t value) override { return value; }
     std::uint64_t all_sum(std::uint64_t value) override { return value; }
     void send(int, std::span<const std::byte>) override {
@@ -63,49 +96,54 @@ public:
     std::vector<std::byte> receive(int) override { throw std::logic_error("a team of one has no one to receive from"); }
 };
 
-// What each member sent to this one in a typed exchange (exchange() below).
+// Elements of type T sent to every member of the team in rounds of
+// exchanges, the buffers kept from round to round. Post to to(j), or give
+// send() a buffer already in member order; then from(j) is what member j
+// sent, until the next exchange.
 template <class T>
-class Inbox {
+class Mailbox {
+    static_assert(std::is_trivially_copyable_v<T>);
+
 public:
-    Inbox() = default;
-    explicit Inbox(Team::Received received) : received_(std::move(received)) {
-        for (std::size_t o : received_.offsets)
-            if (o % sizeof(T) != 0) throw std::logic_error("an exchange delivered a partial element");
+    explicit Mailbox(int members) : out_(members), counts_(members) {}
+
+    std::vector<T>& to(int member) noexcept { return out_[member]; }
+
+    // Sends what was posted to each member (and empties the posts).
+    void exchange(Team& team) {
+        std::size_t total = 0;
+        for (const std::vector<T>& o : out_) total += o.size();
+        staging_.resize(total * sizeof(T));
+        std::byte* at = staging_.data();
+        for (std::size_t j = 0; j < out_.size(); ++j) {
+            counts_[j] = out_[j].size() * sizeof(T);
+            if (counts_[j]) std::memcpy(at, out_[j].data(), counts_[j]);
+            at += counts_[j];
+            out_[j].clear();
+        }
+        team.all_to_all(std::span<const std::byte>(staging_.data(), total * sizeof(T)), counts_, received_);
     }
-    int members() const noexcept { return static_cast<int>(received_.offsets.size()) - 1; }
-    // The elements member `m` sent. The bytes come from operator new, aligned
-    // for any scalar, and T is trivially copyable (checked by exchange()).
-    std::span<const T> from(int m) const noexcept {
-        const std::byte* first = received_.bytes.data() + received_.offsets[m];
-        return {reinterpret_cast<const T*>(first), (received_.offsets[m + 1] - received_.offsets[m]) / sizeof(T)};
+
+    // Sends counts[j] elements of `data`, taken in member order, to member j.
+    void send(Team& team, std::span<const T> data, std::span<const std::size_t> counts) {
+        for (std::size_t j = 0; j < counts.size(); ++j) counts_[j] = counts[j] * sizeof(T);
+        team.all_to_all(std::as_bytes(data), counts_, received_);
     }
-    std::size_t total() const noexcept { return received_.bytes.size() / sizeof(T); }
+
+    // What member j sent in the last exchange. The bytes come from operator
+    // new, aligned for any scalar, and every part is whole elements.
+    std::span<const T> from(int j) const noexcept {
+        const std::byte* first = received_.bytes.data() + received_.offsets[j];
+        return {reinterpret_cast<const T*>(first), (received_.offsets[j + 1] - received_.offsets[j]) / sizeof(T)};
+    }
+    std::size_t received() const noexcept { return received_.offsets.back() / sizeof(T); }
 
 private:
+    std::vector<std::vector<T>> out_;
+    std::vector<std::size_t> counts_;
+    Buffer staging_;
     Team::Received received_;
 };
-
-// All to all of elements: `counts[j]` elements of `data`, in member order, go
-// to member j.
-template <class T>
-Inbox<T> exchange(Team& team, std::span<const T> data, std::span<const std::size_t> counts) {
-    static_assert(std::is_trivially_copyable_v<T>);
-    std::vector<std::size_t> bytes(counts.size());
-    for (std::size_t j = 0; j < counts.size(); ++j) bytes[j] = counts[j] * sizeof(T);
-    return Inbox<T>(team.all_to_all(std::as_bytes(data), bytes));
-}
-
-// All to all of one vector per member.
-template <class T>
-Inbox<T> exchange(Team& team, const std::vector<std::vector<T>>& out) {
-    std::vector<T> data;
-    std::vector<std::size_t> counts;
-    for (const std::vector<T>& part : out) {
-        data.insert(data.end(), part.begin(), part.end());
-        counts.push_back(part.size());
-    }
-    return exchange<T>(team, data, counts);
-}
 
 // How a team shares the work (docs/design.md, "Distributed build").
 struct TeamOptions {
@@ -116,8 +154,8 @@ struct TeamOptions {
     std::uint64_t min_split_positions = 1 << 12;
     // Positions whose lookups are exchanged at once, and queued positions
     // whose predecessor updates are: they bound the messages and their memory.
-    std::uint64_t lookup_positions = 1 << 21;
-    std::uint64_t update_positions = 1 << 20;
+    std::uint64_t lookup_positions = 1 << 20;
+    std::uint64_t update_positions = 1 << 16;
     // Whole pairs of at least this many positions are solved one at a time
     // with all threads (MaterialSolver::shared_pair_positions; tests lower it).
     std::uint64_t shared_pair_positions = 1 << 15;

@@ -9,7 +9,9 @@
 // word is asked of the member whose range holds it.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
@@ -37,11 +39,12 @@ public:
     }
 
     // `solving` is split over the team with ranges aligned to 2^block_shift
-    // positions (the blocks of its table); each successor's range of blocks
-    // is read from its .dtw file in `variant_dir`, capture positions answered
-    // by `prober`.
+    // positions (the blocks of its table); each of `successors` (those
+    // shared out, not held whole by every member) has its range of blocks
+    // read from its .dtw file in `variant_dir`, capture positions answered by
+    // `loading` (load_solved_values()).
     TeamTables(Team& team, const Material& solving, int block_shift, const std::vector<Material>& successors,
-               const std::filesystem::path& variant_dir, const Prober<V>& prober) {
+               const std::filesystem::path& variant_dir, const Successors<V>& loading) {
         if (successors.size() + 1 > 255) throw std::runtime_error("a material with more than 254 successors");
         const int members = team.size(), me = team.rank();
         const std::uint64_t per_side = Index<N>(solving).size();
@@ -55,7 +58,7 @@ public:
             Ranges ranges = Ranges::split(h.positions(), members, h.block_shift);
             const std::uint64_t first_block = ranges.first(me) >> h.block_shift;
             const std::uint64_t last_block = (ranges.first(me + 1) + h.block_positions() - 1) >> h.block_shift;
-            add_slot(s, std::move(ranges), load_solved_values<V>(file, prober, first_block, last_block));
+            add_slot(s, std::move(ranges), load_solved_values<V>(file, loading, first_block, last_block));
         }
     }
 
@@ -78,6 +81,9 @@ public:
     std::uint16_t code(std::uint64_t w) const noexcept {
         return slots_[w >> position_bits].mine.code(w & position_mask);
     }
+
+    // Whether some material the solved one leads to is shared out.
+    bool shares_successors() const noexcept { return slots_.size() > 1; }
 
     // This member's range of the material being solved, and everyone's.
     SolvedValues& home() noexcept { return slots_[0].mine; }
@@ -118,5 +124,32 @@ private:
     std::vector<Slot> slots_;
     std::vector<Entry> entries_;
 };
+
+// Table `file` whole on every member of `team`, read by the team together:
+// each member reads its range of blocks (capture positions answered by
+// `loading`) into the whole, and sends it to all the others.
+template <class V>
+SolvedValues load_whole_in_team(Team& team, const TableFile& file, const Successors<V>& loading) {
+    const TableHeader& h = file.header();
+    const int members = team.size(), me = team.rank();
+    const Ranges ranges = Ranges::split(h.positions(), members, h.block_shift);
+    SolvedValues whole(h.material, h.positions_per_side);
+    load_solved_values<V>(whole, file, loading, ranges.first(me) >> h.block_shift,
+                          (ranges.first(me + 1) + h.block_positions() - 1) >> h.block_shift);
+    // The codes, then the capture marks (ranges start at multiples of the
+    // block size, so each member's marks are whole words).
+    std::vector<std::size_t> offsets(members), counts(members);
+    for (int j = 0; j < members; ++j) {
+        offsets[j] = 2 * ranges.first(j);
+        counts[j] = 2 * ranges.count(j);
+    }
+    team.all_gather(reinterpret_cast<std::byte*>(whole.codes.data()), offsets, counts);
+    for (int j = 0; j < members; ++j) {
+        offsets[j] = 8 * (ranges.first(j) / 64);
+        counts[j] = 8 * ((ranges.first(j) + ranges.count(j) + 63) / 64) - offsets[j];
+    }
+    team.all_gather(reinterpret_cast<std::byte*>(whole.capture.data()), offsets, counts);
+    return whole;
+}
 
 }  // namespace dtb

@@ -10,6 +10,7 @@
 #include <list>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "builder/solved_values.hpp"
 
@@ -34,6 +35,14 @@ public:
     bool room_for(std::uint64_t bytes) {
         const std::lock_guard lock(mutex_);
         return make_room(bytes);
+    }
+
+    // Those of `materials` that are here.
+    std::vector<std::shared_ptr<const SolvedValues>> find_all(const std::vector<Material>& materials) {
+        std::vector<std::shared_ptr<const SolvedValues>> found;
+        for (const Material& m : materials)
+            if (auto values = find(m)) found.push_back(std::move(values));
+        return found;
     }
 
     // Keeps `values` if they fit (dropping unused entries if need be).

@@ -39,10 +39,10 @@ void print_summary(const BuildReport& r) {
         dtw += m.entry.dtw_bytes;
     }
     for (const RankReport& k : r.ranks)
-        fmt::print("rank {:<3} {} alone, {} in teams; working {:.1f} s (waiting for its teams {:.1f} s), idle {:.1f} s; "
-                   "sent {} bytes, received {} bytes; peak memory {} MiB\n",
+        fmt::print("rank {:<3} {} alone, {} in teams; working {:.1f} s (waiting for its teams {:.1f} s), idle {:.1f} s, "
+                   "processor {:.1f} s; sent {} bytes, received {} bytes; peak memory {} MiB\n",
                    k.rank, k.materials_alone, k.team_materials, k.working_seconds, k.team_wait_seconds,
-                   k.idle_seconds, k.bytes_sent, k.bytes_received, k.peak_memory_bytes >> 20);
+                   k.idle_seconds, k.cpu_seconds, k.bytes_sent, k.bytes_received, k.peak_memory_bytes >> 20);
     const double rate = r.seconds > 0 ? static_cast<double>(r.positions_built) / r.seconds : 0;
     fmt::print("built {} materials ({} positions) in {:.1f} s, {:.1f} M positions/s; {} already built; "
                "tables {} bytes .wld, {} bytes .dtw; peak memory {} MiB\n",

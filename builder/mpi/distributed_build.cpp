@@ -119,7 +119,7 @@ void maybe_kill_rank(int rank, const Material& m) {
 // What a rank counts of its own work, gathered by rank 0 at the end.
 struct RankCounts {
     std::uint64_t materials_alone = 0, team_materials = 0, bytes_sent = 0, bytes_received = 0, peak_memory = 0;
-    double working_seconds = 0, team_wait_seconds = 0, idle_seconds = 0;
+    double working_seconds = 0, team_wait_seconds = 0, idle_seconds = 0, cpu_seconds = 0;
 };
 
 template <class V>
@@ -181,13 +181,14 @@ public:
         counts_.bytes_received = traffic_.bytes_received;
         counts_.team_wait_seconds = traffic_.wait_seconds;
         counts_.peak_memory = peak_resident_bytes();
+        counts_.cpu_seconds = cpu_seconds();
         std::vector<RankCounts> all(session_.size);
         MPI_Gather(&counts_, sizeof(RankCounts), MPI_BYTE, all.data(), sizeof(RankCounts), MPI_BYTE, 0, MPI_COMM_WORLD);
         if (session_.rank != 0) return std::nullopt;
         for (int r = 0; r < session_.size; ++r) {
             const RankCounts& c = all[r];
             report_.ranks.push_back({r, c.materials_alone, c.team_materials, c.working_seconds, c.team_wait_seconds,
-                                     c.idle_seconds, c.bytes_sent, c.bytes_received, c.peak_memory});
+                                     c.idle_seconds, c.cpu_seconds, c.bytes_sent, c.bytes_received, c.peak_memory});
         }
         report_.seconds = seconds_since(start);
         report_.peak_memory_bytes = counts_.peak_memory;
@@ -327,6 +328,22 @@ private:
         account(false);
     }
 
+    // Table s whole in this rank's memory, read from its file if need be, or
+    // null if the rank's budget has no room for it.
+    std::shared_ptr<const SolvedValues> whole_table(const Material& s) {
+        std::shared_ptr<const SolvedValues> values = cache_.find(s);
+        const std::uint64_t positions = static_cast<std::uint64_t>(sides_of(s)) * Index<N>(s).size();
+        if (!values && cache_.room_for(SolvedValues::bytes_for(positions))) {
+            // Its capture positions answered from the tables it leads to that are here, or from their files.
+            const TableFile file = open_dtw_table<V>(variant_dir_, s);
+            const Prober<V> prober(o_.dir);
+            values = std::make_shared<const SolvedValues>(load_solved_values<V>(
+                file, Successors<V>(cache_.find_all(successors(s)), &prober), 0, file.header().block_count()));
+            cache_.keep(values);
+        }
+        return values;
+    }
+
     // A material solved by this rank alone, with the tables it leads to in
     // memory where the budget allows and read from their files otherwise.
     ManifestEntry solve_alone(const Material& m) {
@@ -334,15 +351,7 @@ private:
         std::vector<std::shared_ptr<const SolvedValues>> in_memory;
         bool on_disk = false;
         for (const Material& s : successors(m)) {
-            std::shared_ptr<const SolvedValues> values = cache_.find(s);
-            const std::uint64_t positions = static_cast<std::uint64_t>(sides_of(s)) * Index<N>(s).size();
-            if (!values && cache_.room_for(SolvedValues::bytes_for(positions))) {
-                const TableFile file = open_dtw_table<V>(variant_dir_, s);
-                values = std::make_shared<const SolvedValues>(
-                    load_solved_values<V>(file, Prober<V>(o_.dir), 0, file.header().block_count()));
-                cache_.keep(values);
-            }
-            if (values)
+            if (std::shared_ptr<const SolvedValues> values = whole_table(s))
                 in_memory.push_back(std::move(values));
             else
                 on_disk = true;
@@ -372,7 +381,7 @@ private:
         hooks.level_started = [&](int level, int) {
             if (level == 0) maybe_kill_rank(session_.rank, m);
         };
-        std::optional<ManifestEntry> entry = solve_in_team<V>(mpi_team, o_, variant_dir_, m, hooks);
+        std::optional<ManifestEntry> entry = solve_in_team<V>(mpi_team, o_, variant_dir_, m, &cache_, hooks);
         if (entry) maybe_kill_after_write(m);
         MPI_Comm_free(&comm);
         return entry;

@@ -1,6 +1,7 @@
 #include "builder/mpi/mpi_team.hpp"
 
 #include <chrono>
+#include <algorithm>
 #include <climits>
 #include <stdexcept>
 #include <string>
@@ -47,32 +48,51 @@ MpiTeam::MpiTeam(MPI_Comm comm, TeamTraffic& traffic) : comm_(comm), traffic_(tr
     check(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
 }
 
-Team::Received MpiTeam::all_to_all(std::span<const std::byte> data, std::span<const std::size_t> counts) {
-    std::vector<int> send_counts(size_), send_offsets(size_), receive_counts(size_), receive_offsets(size_);
+void MpiTeam::all_to_all(std::span<const std::byte> data, std::span<const std::size_t> counts, Received& into) {
+    send_counts_.resize(size_);
+    send_offsets_.resize(size_);
+    receive_counts_.resize(size_);
+    receive_offsets_.resize(size_);
     std::size_t at = 0;
     for (int j = 0; j < size_; ++j) {
-        send_counts[j] = as_count(counts[j]);
-        send_offsets[j] = as_count(at);
+        send_counts_[j] = as_count(counts[j]);
+        send_offsets_[j] = as_count(at);
         at += counts[j];
     }
     MPI_Request request;
-    check(MPI_Ialltoall(send_counts.data(), 1, MPI_INT, receive_counts.data(), 1, MPI_INT, comm_, &request),
+    check(MPI_Ialltoall(send_counts_.data(), 1, MPI_INT, receive_counts_.data(), 1, MPI_INT, comm_, &request),
           "MPI_Ialltoall");
     traffic_.wait_seconds += wait_politely(request);
-    Received r;
-    r.offsets.assign(1, 0);
+    into.offsets.assign(1, 0);
     for (int j = 0; j < size_; ++j) {
-        receive_offsets[j] = as_count(r.offsets.back());
-        r.offsets.push_back(r.offsets.back() + static_cast<std::size_t>(receive_counts[j]));
+        receive_offsets_[j] = as_count(into.offsets.back());
+        into.offsets.push_back(into.offsets.back() + static_cast<std::size_t>(receive_counts_[j]));
     }
-    r.bytes.resize(r.offsets.back());
-    check(MPI_Ialltoallv(data.data(), send_counts.data(), send_offsets.data(), MPI_BYTE, r.bytes.data(),
-                         receive_counts.data(), receive_offsets.data(), MPI_BYTE, comm_, &request),
+    into.bytes.resize(into.offsets.back());
+    check(MPI_Ialltoallv(data.data(), send_counts_.data(), send_offsets_.data(), MPI_BYTE, into.bytes.data(),
+                         receive_counts_.data(), receive_offsets_.data(), MPI_BYTE, comm_, &request),
           "MPI_Ialltoallv");
     traffic_.wait_seconds += wait_politely(request);
     traffic_.bytes_sent += at - counts[rank_];
-    traffic_.bytes_received += r.bytes.size() - (r.offsets[rank_ + 1] - r.offsets[rank_]);
-    return r;
+    traffic_.bytes_received += into.offsets.back() - (into.offsets[rank_ + 1] - into.offsets[rank_]);
+}
+
+void MpiTeam::all_gather(std::byte* data, std::span<const std::size_t> offsets, std::span<const std::size_t> counts) {
+    // A broadcast from each member, of its part, at most 1 GiB at a time:
+    // MPI counts in ints, and the parts of a big table lie gigabytes apart,
+    // beyond what the int displacements of MPI_Allgatherv reach.
+    constexpr std::size_t piece = std::size_t{1} << 30;
+    for (int j = 0; j < size_; ++j)
+        for (std::size_t done = 0; done < counts[j]; done += piece) {
+            const int n = as_count(std::min(piece, counts[j] - done));
+            MPI_Request request;
+            check(MPI_Ibcast(data + offsets[j] + done, n, MPI_BYTE, j, comm_, &request), "MPI_Ibcast");
+            traffic_.wait_seconds += wait_politely(request);
+            if (j == rank_)
+                traffic_.bytes_sent += static_cast<std::size_t>(n) * static_cast<std::size_t>(size_ - 1);
+            else
+                traffic_.bytes_received += static_cast<std::size_t>(n);
+        }
 }
 
 std::uint64_t MpiTeam::reduce(std::uint64_t value, MPI_Op op) {

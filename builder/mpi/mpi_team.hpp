@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include <mpi.h>
 
@@ -34,7 +35,8 @@ public:
 
     int rank() const noexcept override { return rank_; }
     int size() const noexcept override { return size_; }
-    Received all_to_all(std::span<const std::byte> data, std::span<const std::size_t> counts) override;
+    void all_to_all(std::span<const std::byte> data, std::span<const std::size_t> counts, Received& into) override;
+    void all_gather(std::byte* data, std::span<const std::size_t> offsets, std::span<const std::size_t> counts) override;
     std::uint64_t all_max(std::uint64_t value) override { return reduce(value, MPI_MAX); }
     std::uint64_t all_sum(std::uint64_t value) override { return reduce(value, MPI_SUM); }
     void send(int to, std::span<const std::byte> data) override;
@@ -45,6 +47,7 @@ private:
 
     MPI_Comm comm_;
     TeamTraffic& traffic_;
+    std::vector<int> send_counts_, send_offsets_, receive_counts_, receive_offsets_;
     int rank_ = 0;
     int size_ = 1;
 };

@@ -92,7 +92,8 @@ private:
         int rank() const noexcept override { return me_; }
         int size() const noexcept override { return hub_.members; }
 
-        Received all_to_all(std::span<const std::byte> data, std::span<const std::size_t> counts) override {
+        void all_to_all(std::span<const std::byte> data, std::span<const std::size_t> counts,
+                        Received& into) override {
             std::size_t at = 0;
             for (int j = 0; j < hub_.members; ++j) {
                 hub_.board[me_][j].assign(data.begin() + static_cast<std::ptrdiff_t>(at),
@@ -100,14 +101,20 @@ private:
                 at += counts[j];
             }
             hub_.arrive();
-            Received r;
-            r.offsets.push_back(0);
-            for (int j = 0; j < hub_.members; ++j) {
-                r.bytes.insert(r.bytes.end(), hub_.board[j][me_].begin(), hub_.board[j][me_].end());
-                r.offsets.push_back(r.bytes.size());
-            }
+            into.offsets.assign(1, 0);
+            for (int j = 0; j < hub_.members; ++j) into.offsets.push_back(into.offsets.back() + hub_.board[j][me_].size());
+            into.bytes.resize(into.offsets.back());
+            for (int j = 0; j < hub_.members; ++j)
+                std::copy(hub_.board[j][me_].begin(), hub_.board[j][me_].end(), into.bytes.data() + into.offsets[j]);
             hub_.arrive();  // nobody writes the board again before everyone has read it
-            return r;
+        }
+        void all_gather(std::byte* data, std::span<const std::size_t> offsets,
+                        std::span<const std::size_t> counts) override {
+            hub_.board[me_][me_].assign(data + offsets[me_], data + offsets[me_] + counts[me_]);
+            hub_.arrive();
+            for (int j = 0; j < hub_.members; ++j)
+                if (j != me_) std::copy(hub_.board[j][j].begin(), hub_.board[j][j].end(), data + offsets[j]);
+            hub_.arrive();
         }
         std::uint64_t all_max(std::uint64_t value) override {
             return reduce(value, [](std::uint64_t a, std::uint64_t b) { return std::max(a, b); });
