@@ -83,7 +83,7 @@ void Scheduler::finished(int unit) {
 }
 
 bool Scheduler::stuck() const noexcept {
-    if (all_finished() || running_ > 0) return false;
+    if (all_finished() || running_ > 0 || !ready_.empty()) return false;
     for (int r = 0; r < static_cast<int>(running_on_.size()); ++r)
         if (running_on_[r] > 0 || in_team_[r]) return false;
     return true;

@@ -40,7 +40,8 @@ public:
     void finished(int unit);
 
     bool all_finished() const noexcept { return finished_ == static_cast<int>(units_.size()); }
-    // Whether nothing runs and nothing can start: the plan cannot finish (a bug).
+    // Whether nothing runs, nothing is ready and units are left: the plan
+    // cannot finish (a bug).
     bool stuck() const noexcept;
 
 private:

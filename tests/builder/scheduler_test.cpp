@@ -1,0 +1,131 @@
+// The distributed build's scheduler (builder/scheduler.hpp), on small plans
+// whose right decisions are worked out by hand in the comments.
+#include <gtest/gtest.h>
+
+#include "builder/scheduler.hpp"
+
+namespace dtb {
+namespace {
+
+using Unit = Scheduler::Unit;
+
+// Team sizes: ceil(positions / team_positions), at least 1, at most every rank.
+TEST(Scheduler, TeamSizes) {
+    const Scheduler s({{10, {}}, {100, {}}, {101, {}}, {100000, {}}}, {1, 1, 1, 1}, 100);
+    EXPECT_EQ(s.team_size(0), 1);
+    EXPECT_EQ(s.team_size(1), 1);
+    EXPECT_EQ(s.team_size(2), 2);
+    EXPECT_EQ(s.team_size(3), 4);  // 1000 ranks' worth, four ranks
+}
+
+// Dependencies: a unit starts only after all it waits for are finished.
+TEST(Scheduler, WaitsForDependencies) {
+    // 0 <- 1 <- 2 (2 waits for 1, 1 for 0); one rank of one slot.
+    Scheduler s({{5, {}}, {5, {0}}, {5, {1}}}, {1}, 100);
+    auto a = s.assign();
+    ASSERT_EQ(a.size(), 1u);
+    EXPECT_EQ(a[0].unit, 0);
+    EXPECT_TRUE(s.assign().empty());  // the rank is busy and nothing else is ready
+    s.released(0, 0);
+    s.finished(0);
+    a = s.assign();
+    ASSERT_EQ(a.size(), 1u);
+    EXPECT_EQ(a[0].unit, 1);
+    s.released(1, 0);
+    s.finished(1);
+    a = s.assign();
+    ASSERT_EQ(a.size(), 1u);
+    EXPECT_EQ(a[0].unit, 2);
+    EXPECT_FALSE(s.all_finished());
+    s.released(2, 0);
+    s.finished(2);
+    EXPECT_TRUE(s.all_finished());
+}
+
+// Slots: a rank runs up to its slots of one-rank units at once, the rank
+// with the most free slots first.
+TEST(Scheduler, Slots) {
+    Scheduler s({{1, {}}, {1, {}}, {1, {}}, {1, {}}, {1, {}}}, {2, 1}, 100);
+    const auto a = s.assign();
+    ASSERT_EQ(a.size(), 3u);  // two on rank 0, one on rank 1; two wait
+    int on0 = 0, on1 = 0;
+    for (const auto& x : a) (x.team[0] == 0 ? on0 : on1) += 1;
+    EXPECT_EQ(on0, 2);
+    EXPECT_EQ(on1, 1);
+    EXPECT_TRUE(s.assign().empty());
+}
+
+// Priority: the longest path of work to the end first. Unit 0 (10 positions)
+// leads to unit 2 (1000 positions); unit 1 (500) leads nowhere. With one
+// slot, unit 0 goes first although unit 1 is bigger: its path is 1010.
+TEST(Scheduler, CriticalPathFirst) {
+    Scheduler s({{10, {}}, {500, {}}, {1000, {0}}}, {1}, 10000);
+    const auto a = s.assign();
+    ASSERT_EQ(a.size(), 1u);
+    EXPECT_EQ(a[0].unit, 0);
+}
+
+// The rank an assignment gave `unit` (one-rank units).
+int rank_of(const std::vector<Scheduler::Assignment>& a, int unit) {
+    for (const auto& x : a)
+        if (x.unit == unit) return x.team[0];
+    ADD_FAILURE() << "unit " << unit << " was not assigned";
+    return -1;
+}
+
+// A team waits for its ranks to drain, and nothing of lower priority starts
+// meanwhile. Two ranks of one slot, 100 positions a rank. Priorities (work
+// to the end): unit 2 (200 positions, a team of 2) 100; unit 4 (5, after
+// unit 1) 5; unit 3 (10, after unit 0) 10; unit 0: 100 + 100 = 200; unit 1:
+// 50 + 100 = 150. Units 0 and 1 start; when 0 ends, 3 starts on its rank;
+// when 1 ends, units 2 and 4 are ready, but 2 cannot have both ranks (3
+// runs) and 4 must not take the free one: nothing starts until 3 ends, then 2.
+TEST(Scheduler, TeamWaitsForRanks) {
+    Scheduler s({{100, {}}, {50, {}}, {200, {0, 1}}, {10, {0}}, {5, {1}}}, {1, 1}, 100);
+    auto a = s.assign();
+    ASSERT_EQ(a.size(), 2u);
+    const int rank0 = rank_of(a, 0), rank1 = rank_of(a, 1);
+    s.released(0, rank0);
+    s.finished(0);
+    a = s.assign();
+    ASSERT_EQ(a.size(), 1u);
+    EXPECT_EQ(a[0].unit, 3);
+    const int rank3 = a[0].team[0];
+    EXPECT_EQ(rank3, rank0);
+    s.released(1, rank1);
+    s.finished(1);
+    EXPECT_TRUE(s.assign().empty());
+    s.released(3, rank3);
+    s.finished(3);
+    a = s.assign();
+    ASSERT_EQ(a.size(), 1u);
+    EXPECT_EQ(a[0].unit, 2);
+    EXPECT_EQ(a[0].team.size(), 2u);
+    for (int r : a[0].team) s.released(2, r);
+    s.finished(2);
+    a = s.assign();
+    ASSERT_EQ(a.size(), 1u);
+    EXPECT_EQ(a[0].unit, 4);
+}
+
+// Nothing running and nothing that can start, yet units left: stuck (a bug in
+// the plan), which the coordinator reports instead of waiting for ever.
+TEST(Scheduler, Stuck) {
+    Scheduler s({{1, {}}}, {1}, 100);
+    EXPECT_FALSE(s.stuck());
+    const auto a = s.assign();
+    ASSERT_EQ(a.size(), 1u);
+    EXPECT_FALSE(s.stuck());
+    s.released(0, 0);
+    EXPECT_FALSE(s.stuck());  // released but not finished: its writer still works
+    s.finished(0);
+    EXPECT_FALSE(s.stuck());
+    EXPECT_TRUE(s.all_finished());
+}
+
+TEST(Scheduler, RefusesUnitsOutOfOrder) {
+    EXPECT_THROW(Scheduler({{1, {1}}, {1, {}}}, {1}, 100), std::logic_error);
+}
+
+}  // namespace
+}  // namespace dtb
