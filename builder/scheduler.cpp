@@ -9,7 +9,8 @@ Scheduler::Scheduler(std::vector<Unit> units, std::vector<int> slots, std::uint6
     : units_(std::move(units)),
       dependents_(units_.size()),
       pending_(units_.size()),
-      team_size_(units_.size()),
+      max_team_(units_.size()),
+      team_size_(units_.size(), 0),
       priority_(units_.size(), 0),
       running_on_(slots.size(), 0),
       in_team_(slots.size(), false),
@@ -19,7 +20,7 @@ Scheduler::Scheduler(std::vector<Unit> units, std::vector<int> slots, std::uint6
     for (int& s : slots_) s = std::max(1, s);
     for (int u = 0; u < n; ++u) {
         const std::uint64_t k = (units_[u].positions + team_positions - 1) / std::max<std::uint64_t>(1, team_positions);
-        team_size_[u] = static_cast<int>(std::clamp<std::uint64_t>(k, 1, static_cast<std::uint64_t>(ranks)));
+        max_team_[u] = static_cast<int>(std::clamp<std::uint64_t>(k, 1, static_cast<std::uint64_t>(ranks)));
         pending_[u] = static_cast<int>(units_[u].waits_for.size());
         for (int w : units_[u].waits_for) {
             if (w >= u) throw std::logic_error("the units are not in dependency order");
@@ -31,7 +32,7 @@ Scheduler::Scheduler(std::vector<Unit> units, std::vector<int> slots, std::uint6
     for (int u = n - 1; u >= 0; --u) {
         double after = 0;
         for (int d : dependents_[u]) after = std::max(after, priority_[d]);
-        priority_[u] = static_cast<double>(units_[u].positions) / team_size_[u] + after;
+        priority_[u] = static_cast<double>(units_[u].positions) / max_team_[u] + after;
     }
     for (int u = 0; u < n; ++u)
         if (pending_[u] == 0) ready_.push_back(u);
@@ -41,9 +42,13 @@ std::vector<Scheduler::Assignment> Scheduler::assign() {
     std::vector<Assignment> out;
     std::stable_sort(ready_.begin(), ready_.end(), [&](int a, int b) { return priority_[a] > priority_[b]; });
     const int ranks = static_cast<int>(running_on_.size());
+    double active = running_positions_;
+    for (int u : ready_) active += static_cast<double>(units_[u].positions);
     std::size_t taken = 0;
     for (; taken < ready_.size(); ++taken) {
         const int u = ready_[taken];
+        const double share = ranks * static_cast<double>(units_[u].positions) / std::max(1.0, active);
+        team_size_[u] = std::clamp(static_cast<int>(share + 0.5), 1, max_team_[u]);
         if (team_size_[u] == 1) {
             // The rank with the most free slots (the lowest number among equals).
             int best = -1;
@@ -63,6 +68,7 @@ std::vector<Scheduler::Assignment> Scheduler::assign() {
             out.push_back({u, std::move(team)});
         }
         ++running_;
+        running_positions_ += static_cast<double>(units_[u].positions);
     }
     ready_.erase(ready_.begin(), ready_.begin() + static_cast<std::ptrdiff_t>(taken));
     return out;
@@ -78,6 +84,7 @@ void Scheduler::released(int unit, int rank) {
 void Scheduler::finished(int unit) {
     ++finished_;
     --running_;
+    running_positions_ -= static_cast<double>(units_[unit].positions);
     for (int d : dependents_[unit])
         if (--pending_[d] == 0) ready_.push_back(d);
 }

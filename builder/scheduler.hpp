@@ -3,13 +3,15 @@
 // coordinator with real events and by the scaling projection with simulated
 // ones.
 //
-// A material of P positions gets a team of ceil(P / team_positions) ranks, at
-// most every rank: small materials go to one rank each, and rank r runs up to
-// slots[r] of those at once; a team takes ranks with nothing running. Ready
-// materials are taken in order of priority, the longest path of work from
-// them to the end of the build first (critical path). When the first of them
-// cannot have its team yet, nothing of lower priority starts: the ranks it
-// waits for drain and it starts as soon as they have.
+// A material gets a share of the ranks in proportion to its share of the
+// work (positions) ready or running, at least one rank and at most one for
+// every team_positions of its positions: when many materials are ready each
+// goes to one rank, and a big one that is alone gets many. Rank r runs up to
+// slots[r] one-rank materials at once; a team takes ranks with nothing
+// running. Ready materials are taken in order of priority, the longest path
+// of work from them to the end of the build first (critical path). When the
+// first of them cannot have its team yet, nothing of lower priority starts:
+// the ranks it waits for drain and it starts as soon as they have.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +32,8 @@ public:
 
     Scheduler(std::vector<Unit> units, std::vector<int> slots, std::uint64_t team_positions);
 
+    // The most ranks a unit may have, and the ranks it was given (once assigned).
+    int max_team_size(int unit) const noexcept { return max_team_[unit]; }
     int team_size(int unit) const noexcept { return team_size_[unit]; }
 
     // The units to start now, given the ranks' state.
@@ -48,6 +52,7 @@ private:
     std::vector<Unit> units_;
     std::vector<std::vector<int>> dependents_;
     std::vector<int> pending_;  // unfinished units each one waits for
+    std::vector<int> max_team_;
     std::vector<int> team_size_;
     std::vector<double> priority_;
     std::vector<int> ready_;  // units whose dependencies are finished, not started
@@ -56,6 +61,7 @@ private:
     std::vector<int> slots_;
     int finished_ = 0;
     int running_ = 0;
+    double running_positions_ = 0;
 };
 
 }  // namespace dtb

@@ -1016,10 +1016,17 @@ private:
                         portions.push_back({pairs[i], f, l, std::exchange(work, work + (l - f)), &splits[i], s.lock_base[me]});
                 }
         } else {
-            const auto share = [&](int j) { return share_bound(configurations, j, members); };
-            for (const Pair& pair : pairs_of(levels, level.potential, share(me), share(me + 1) - share(me))) {
-                const auto size = static_cast<std::uint32_t>(pair_positions(pair));
-                portions.push_back({pair, 0, size, std::exchange(work, work + size), nullptr, 0});
+            // The level's configurations in slices dealt out in turn, 16 a
+            // member: neighbouring configurations cost alike, so one slice
+            // each would leave some members with the dear ones.
+            const std::uint64_t slices = std::min<std::uint64_t>(configurations, 16 * static_cast<std::uint64_t>(members));
+            for (std::uint64_t i = me; i < slices; i += members) {
+                const std::uint64_t first = share_bound(configurations, static_cast<int>(i), static_cast<int>(slices));
+                const std::uint64_t last = share_bound(configurations, static_cast<int>(i + 1), static_cast<int>(slices));
+                for (const Pair& pair : pairs_of(levels, level.potential, first, last - first)) {
+                    const auto size = static_cast<std::uint32_t>(pair_positions(pair));
+                    portions.push_back({pair, 0, size, std::exchange(work, work + size), nullptr, 0});
+                }
             }
         }
         // Small whole pairs first (chunks of several), then the big ones and

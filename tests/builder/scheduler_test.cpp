@@ -9,13 +9,35 @@ namespace {
 
 using Unit = Scheduler::Unit;
 
-// Team sizes: ceil(positions / team_positions), at least 1, at most every rank.
-TEST(Scheduler, TeamSizes) {
+// Largest teams: ceil(positions / team_positions), at least 1, at most every rank.
+TEST(Scheduler, LargestTeams) {
     const Scheduler s({{10, {}}, {100, {}}, {101, {}}, {100000, {}}}, {1, 1, 1, 1}, 100);
-    EXPECT_EQ(s.team_size(0), 1);
-    EXPECT_EQ(s.team_size(1), 1);
-    EXPECT_EQ(s.team_size(2), 2);
-    EXPECT_EQ(s.team_size(3), 4);  // 1000 ranks' worth, four ranks
+    EXPECT_EQ(s.max_team_size(0), 1);
+    EXPECT_EQ(s.max_team_size(1), 1);
+    EXPECT_EQ(s.max_team_size(2), 2);
+    EXPECT_EQ(s.max_team_size(3), 4);  // 1000 ranks' worth, four ranks
+}
+
+// Teams in proportion to the work: on 8 ranks, units of 600 and 200
+// positions ready together (largest teams 6 and 2) get 6 and 2 ranks; alone,
+// the unit of 600 would get its 6.
+TEST(Scheduler, TeamsInProportion) {
+    Scheduler s({{600, {}}, {200, {}}}, {1, 1, 1, 1, 1, 1, 1, 1}, 100);
+    const auto a = s.assign();
+    ASSERT_EQ(a.size(), 2u);
+    EXPECT_EQ(a[0].unit, 0);
+    EXPECT_EQ(a[0].team.size(), 6u);
+    EXPECT_EQ(a[1].unit, 1);
+    EXPECT_EQ(a[1].team.size(), 2u);
+    EXPECT_EQ(s.team_size(0), 6);
+}
+
+// Many units ready on few ranks: each gets one rank, none a team.
+TEST(Scheduler, ManyUnitsOneRankEach) {
+    Scheduler s({{300, {}}, {300, {}}, {300, {}}, {300, {}}}, {1, 1}, 100);
+    const auto a = s.assign();
+    ASSERT_EQ(a.size(), 2u);
+    for (const auto& x : a) EXPECT_EQ(x.team.size(), 1u);
 }
 
 // Dependencies: a unit starts only after all it waits for are finished.
@@ -82,6 +104,8 @@ int rank_of(const std::vector<Scheduler::Assignment>& a, int unit) {
 // runs) and 4 must not take the free one: nothing starts until 3 ends, then 2.
 TEST(Scheduler, TeamWaitsForRanks) {
     Scheduler s({{100, {}}, {50, {}}, {200, {0, 1}}, {10, {0}}, {5, {1}}}, {1, 1}, 100);
+    // (Unit 2, when ready, is alone but for unit 3 running and unit 4:
+    // 2 x 200 / 215 rounds to 2 ranks.)
     auto a = s.assign();
     ASSERT_EQ(a.size(), 2u);
     const int rank0 = rank_of(a, 0), rank1 = rank_of(a, 1);
