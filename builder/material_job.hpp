@@ -44,17 +44,23 @@ inline ManifestEntry write_solved(const BuildOptions& o, int board_size, const s
     return entry;
 }
 
+// A table whole from elsewhere (another rank that keeps it), or null.
+using FetchTable = std::function<std::shared_ptr<const SolvedValues>(const Material&)>;
+
 // Solves material m with `team` and writes its tables. The tables m leads to
 // are held whole by every member where each has room in its `cache` (null:
-// none), taken in order of size, the members agreeing table by table; those
-// a member lacks are read by the team together (load_whole_in_team), and
-// kept. The others are shared out, every member reading its range of them.
-// Tables are read from `variant_dir`. Each member solves its share and
-// compresses its range of the tables; member 0 writes the files and gets the
-// manifest entry, the others nothing.
+// none), taken in order of size, the members agreeing table by table. A
+// member that has one sends it to those that lack it; if none has it, member
+// 0 tries `fetch` (may be empty), and else the team reads it from its file
+// together (load_whole_in_team); all keep it. The others are shared out,
+// every member reading its range of them. Tables are read from
+// `variant_dir`. Each member solves its share and compresses its range of
+// the tables; member 0 writes the files and gets the manifest entry, the
+// others nothing.
 template <class V>
 std::optional<ManifestEntry> solve_in_team(Team& team, const BuildOptions& o, const std::filesystem::path& variant_dir,
-                                           const Material& m, ValuesCache* cache, SolveProgress progress = {}) {
+                                           const Material& m, ValuesCache* cache, const FetchTable& fetch = {},
+                                           SolveProgress progress = {}) {
     std::vector<Material> leads_to = successors(m);
     auto positions = [](const Material& s) {
         return static_cast<std::uint64_t>(sides_of(s)) * Index<V::board_size>(s).size();
@@ -73,11 +79,21 @@ std::optional<ManifestEntry> solve_in_team(Team& team, const BuildOptions& o, co
             continue;
         }
         if (team.all_sum(copy ? 1 : 0) != k) {
-            // Capture positions of s are answered from the tables held so far and what this rank has.
-            std::vector<std::shared_ptr<const SolvedValues>> known = held;
-            for (auto& t : cache->find_all(successors(s))) known.push_back(std::move(t));
-            copy = std::make_shared<const SolvedValues>(
-                load_whole_in_team<V>(team, open_dtw_table<V>(variant_dir, s), Successors<V>(known, &prober)));
+            // Who has it: the highest member that does, else member 0 if it can fetch it.
+            int source = static_cast<int>(team.all_max(copy ? team.rank() + 1 : 0)) - 1;
+            if (source < 0) {  // every member takes part, whatever its `fetch`
+                if (team.rank() == 0 && fetch) copy = fetch(s);
+                if (team.all_max(copy ? 1 : 0)) source = 0;
+            }
+            if (source >= 0) {
+                copy = send_whole_in_team(team, source, copy, s, Index<V::board_size>(s).size());
+            } else {
+                // Capture positions of s are answered from the tables held so far and what this rank has.
+                std::vector<std::shared_ptr<const SolvedValues>> known = held;
+                for (auto& t : cache->find_all(successors(s))) known.push_back(std::move(t));
+                copy = std::make_shared<const SolvedValues>(
+                    load_whole_in_team<V>(team, open_dtw_table<V>(variant_dir, s), Successors<V>(known, &prober)));
+            }
             cache->keep(copy);
         }
         held.push_back(std::move(copy));

@@ -12,6 +12,7 @@ Scheduler::Scheduler(std::vector<Unit> units, std::vector<int> slots, std::uint6
       max_team_(units_.size()),
       team_size_(units_.size(), 0),
       priority_(units_.size(), 0),
+      solved_by_(units_.size(), -1),
       running_on_(slots.size(), 0),
       in_team_(slots.size(), false),
       slots_(std::move(slots)) {
@@ -50,12 +51,18 @@ std::vector<Scheduler::Assignment> Scheduler::assign() {
         const double share = ranks * static_cast<double>(units_[u].positions) / std::max(1.0, active);
         team_size_[u] = std::clamp(static_cast<int>(share + 0.5), 1, max_team_[u]);
         if (team_size_[u] == 1) {
-            // The rank with the most free slots (the lowest number among equals).
+            // The rank that solved the most of what u reads, then the one with
+            // the most free slots (the lowest number among equals).
+            std::vector<double> held(ranks, 0);
+            for (int w : units_[u].waits_for)
+                if (solved_by_[w] >= 0) held[solved_by_[w]] += static_cast<double>(units_[w].positions);
             int best = -1;
-            for (int r = 0; r < ranks; ++r)
-                if (!in_team_[r] && running_on_[r] < slots_[r] &&
-                    (best < 0 || slots_[r] - running_on_[r] > slots_[best] - running_on_[best]))
+            for (int r = 0; r < ranks; ++r) {
+                if (in_team_[r] || running_on_[r] >= slots_[r]) continue;
+                if (best < 0 || held[r] > held[best] ||
+                    (held[r] == held[best] && slots_[r] - running_on_[r] > slots_[best] - running_on_[best]))
                     best = r;
+            }
             if (best < 0) break;
             ++running_on_[best];
             out.push_back({u, {best}});
@@ -75,10 +82,12 @@ std::vector<Scheduler::Assignment> Scheduler::assign() {
 }
 
 void Scheduler::released(int unit, int rank) {
-    if (team_size_[unit] == 1)
+    if (team_size_[unit] == 1) {
         --running_on_[rank];
-    else
+        solved_by_[unit] = rank;
+    } else {
         in_team_[rank] = false;
+    }
 }
 
 void Scheduler::finished(int unit) {

@@ -7,8 +7,11 @@
 // work (positions) ready or running, at least one rank and at most one for
 // every team_positions of its positions: when many materials are ready each
 // goes to one rank, and a big one that is alone gets many. Rank r runs up to
-// slots[r] one-rank materials at once; a team takes ranks with nothing
-// running. Ready materials are taken in order of priority, the longest path
+// slots[r] one-rank materials at once, a one-rank material going where most
+// of the tables it reads were solved (a rank keeps those in memory, and
+// reading them back from their files costs a solve of their capture
+// positions), else where most slots are free; a team takes ranks with
+// nothing running. Ready materials are taken in order of priority, the longest path
 // of work from them to the end of the build first (critical path). When the
 // first of them cannot have its team yet, nothing of lower priority starts:
 // the ranks it waits for drain and it starts as soon as they have.
@@ -56,6 +59,7 @@ private:
     std::vector<int> team_size_;
     std::vector<double> priority_;
     std::vector<int> ready_;  // units whose dependencies are finished, not started
+    std::vector<int> solved_by_;  // per unit: the rank that solved it alone, or -1
     std::vector<int> running_on_;  // per rank: units of one rank running on it
     std::vector<bool> in_team_;    // per rank: working in a team
     std::vector<int> slots_;

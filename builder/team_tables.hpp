@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -150,6 +151,24 @@ SolvedValues load_whole_in_team(Team& team, const TableFile& file, const Success
     }
     team.all_gather(reinterpret_cast<std::byte*>(whole.capture.data()), offsets, counts);
     return whole;
+}
+
+// Table s whole on every member: member `source` has it (`values`) and
+// sends it to the others, which allocate it (`per_side` positions a side).
+inline std::shared_ptr<const SolvedValues> send_whole_in_team(Team& team, int source,
+                                                              std::shared_ptr<const SolvedValues> values,
+                                                              const Material& s, std::uint64_t per_side) {
+    const int members = team.size();
+    std::shared_ptr<SolvedValues> whole;
+    if (team.rank() != source) whole = std::make_shared<SolvedValues>(s, per_side);
+    SolvedValues& into = whole ? *whole : const_cast<SolvedValues&>(*values);  // the source's is only read
+    std::vector<std::size_t> offsets(members, 0), counts(members, 0);
+    counts[source] = 2 * into.codes.size();
+    team.all_gather(reinterpret_cast<std::byte*>(into.codes.data()), offsets, counts);
+    counts[source] = 8 * into.capture.size();
+    team.all_gather(reinterpret_cast<std::byte*>(into.capture.data()), offsets, counts);
+    if (whole) return whole;
+    return values;
 }
 
 }  // namespace dtb

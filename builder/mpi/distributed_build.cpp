@@ -24,6 +24,7 @@
 #include "builder/build_plan.hpp"
 #include "builder/material_job.hpp"
 #include "builder/mpi/mpi_team.hpp"
+#include "builder/mpi/table_exchange.hpp"
 #include "builder/progress.hpp"
 #include "builder/scheduler.hpp"
 #include "builder/table_loader.hpp"
@@ -51,9 +52,9 @@ constexpr int finish_tag = 3;  // coordinator to worker: nothing is left
 }
 
 // MPI for the length of a build: initialised with threads (rank 0 has a
-// coordinating thread besides its worker), two private copies of
-// MPI_COMM_WORLD (the coordinator's messages, and the teams made from it),
-// and the ranks that share this node.
+// coordinating thread besides its worker), private copies of MPI_COMM_WORLD
+// (the coordinator's messages, the teams made from it, tables passed between
+// ranks), and the ranks that share this node.
 struct Session {
     Session() {
         int provided = 0;
@@ -67,6 +68,7 @@ struct Session {
         MPI_Comm_size(MPI_COMM_WORLD, &size);
         MPI_Comm_dup(MPI_COMM_WORLD, &coordination);
         MPI_Comm_dup(MPI_COMM_WORLD, &teams);
+        MPI_Comm_dup(MPI_COMM_WORLD, &tables);
         MPI_Comm node;
         MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
         MPI_Comm_size(node, &ranks_on_node);
@@ -75,6 +77,7 @@ struct Session {
     Session(const Session&) = delete;
     Session& operator=(const Session&) = delete;
     ~Session() {
+        MPI_Comm_free(&tables);
         MPI_Comm_free(&teams);
         MPI_Comm_free(&coordination);
         MPI_Finalize();
@@ -85,6 +88,7 @@ struct Session {
     int ranks_on_node = 1;
     MPI_Comm coordination = MPI_COMM_NULL;
     MPI_Comm teams = MPI_COMM_NULL;
+    MPI_Comm tables = MPI_COMM_NULL;
 };
 
 void send_text(MPI_Comm comm, int to, int tag, const std::string& text) {
@@ -128,7 +132,11 @@ public:
     static constexpr int N = V::board_size;
 
     DistributedBuild(const BuildOptions& o, Session& session)
-        : o_(o), session_(session), variant_dir_(o.dir / o.variant), cache_(memory_budget(o, session)) {}
+        : o_(o),
+          session_(session),
+          variant_dir_(o.dir / o.variant),
+          cache_(memory_budget(o, session)),
+          exchange_(session.tables, cache_) {}
 
     std::optional<BuildReport> run() {
         const Clock::time_point start = Clock::now();
@@ -177,8 +185,8 @@ public:
         if (coordinator.joinable()) coordinator.join();
         progress_.reset();
 
-        counts_.bytes_sent = traffic_.bytes_sent;
-        counts_.bytes_received = traffic_.bytes_received;
+        counts_.bytes_sent = traffic_.bytes_sent + exchange_.bytes_sent();
+        counts_.bytes_received = traffic_.bytes_received + exchange_.bytes_received();
         counts_.team_wait_seconds = traffic_.wait_seconds;
         counts_.peak_memory = peak_resident_bytes();
         counts_.cpu_seconds = cpu_seconds();
@@ -229,6 +237,7 @@ private:
             }
                 Scheduler scheduler(std::move(units), slots, o_.team_positions);
             std::vector<Clock::time_point> started(unit_material.size());
+            std::map<Material, int> solved_alone_by;  // which rank keeps which table it solved
             int team_id = 0;
             std::size_t outstanding = 0;  // ranks given a part that have not said it is done
             while (!scheduler.all_finished() || outstanding > 0) {
@@ -236,10 +245,15 @@ private:
                     outstanding += a.team.size();
                     started[a.unit] = Clock::now();
                     progress_->started(unit_material[a.unit]);
+                    nlohmann::json holders = nlohmann::json::object();
+                    for (const Material& s : plan_->at(unit_material[a.unit]).successors)
+                        if (const auto it = solved_alone_by.find(s); it != solved_alone_by.end())
+                            holders[s.name()] = it->second;
                     const std::string text = nlohmann::json{{"unit", a.unit},
                                                             {"material", unit_material[a.unit].name()},
                                                             {"team", a.team},
-                                                            {"team_id", ++team_id % 32000 + 1}}
+                                                            {"team_id", ++team_id % 32000 + 1},
+                                                            {"holders", holders}}
                                                  .dump();
                     for (int r : a.team) send_text(session_.coordination, r, assign_tag, text);
                 }
@@ -256,6 +270,7 @@ private:
                 if (done.at("entry").is_null()) continue;
                 ManifestEntry entry = entry_from_json(done.at("entry").get<std::string>());
                 entry.seconds = seconds_since(started[unit]);
+                if (scheduler.team_size(unit) == 1) solved_alone_by[entry.material] = message->first;
                 plan_->manifest().put(entry);
                 plan_->manifest().save(plan_->variant_dir() / Manifest::file_name);
                 report_.materials.push_back({entry, false});
@@ -302,6 +317,7 @@ private:
                 if (--running == 0) account(true);
                 acted = true;
             }
+            acted |= exchange_.serve();
             if (try_receive(session_.coordination, 0, finish_tag)) break;
             if (const auto message = try_receive(session_.coordination, 0, assign_tag)) {
                 acted = true;
@@ -310,12 +326,18 @@ private:
                 const Material m = Material::parse(a.at("material").get<std::string>());
                 const std::vector<int> team = a.at("team").get<std::vector<int>>();
                 const int team_id = a.at("team_id").get<int>();
+                std::map<Material, int> holders;
+                for (const auto& item : a.at("holders").items()) {
+                    const int holder = item.value().template get<int>();
+                    if (holder != session_.rank) holders[Material::parse(item.key())] = holder;
+                }
                 if (running++ == 0) account(false);
                 ++(team.size() == 1 ? counts_.materials_alone : counts_.team_materials);
                 ++live;
-                arena_.enqueue([&, unit, m, team, team_id] {
+                arena_.enqueue([&, unit, m, team, team_id, holders] {
                     try {
-                        report_done(unit, team.size() == 1 ? std::optional(solve_alone(m)) : solve_with(m, team, team_id));
+                        report_done(unit, team.size() == 1 ? std::optional(solve_alone(m, holders))
+                                                           : solve_with(m, team, team_id, holders));
                     } catch (const std::exception& e) {
                         fail(m.name() + ": " + e.what());
                     }
@@ -325,33 +347,43 @@ private:
             if (!acted) std::this_thread::sleep_for(std::chrono::microseconds(running > 0 ? 1000 : 200));
         }
         while (live > 0) std::this_thread::sleep_for(std::chrono::microseconds(100));
+        exchange_.finish();
         account(false);
     }
 
-    // Table s whole in this rank's memory, read from its file if need be, or
-    // null if the rank's budget has no room for it.
-    std::shared_ptr<const SolvedValues> whole_table(const Material& s) {
+    // Table s from the rank that solved it (`holders`), if it still keeps it.
+    std::shared_ptr<const SolvedValues> fetch(const Material& s, const std::map<Material, int>& holders) {
+        const auto it = holders.find(s);
+        if (it == holders.end()) return nullptr;
+        std::shared_ptr<const SolvedValues> values = exchange_.fetch(it->second, s, Index<N>(s).size());
+        if (values) cache_.keep(values);
+        return values;
+    }
+
+    // Table s whole in this rank's memory: kept, asked of the rank that
+    // solved it, or read from its file; null if the rank has no room for it.
+    std::shared_ptr<const SolvedValues> whole_table(const Material& s, const std::map<Material, int>& holders) {
         std::shared_ptr<const SolvedValues> values = cache_.find(s);
         const std::uint64_t positions = static_cast<std::uint64_t>(sides_of(s)) * Index<N>(s).size();
-        if (!values && cache_.room_for(SolvedValues::bytes_for(positions))) {
-            // Its capture positions answered from the tables it leads to that are here, or from their files.
-            const TableFile file = open_dtw_table<V>(variant_dir_, s);
-            const Prober<V> prober(o_.dir);
-            values = std::make_shared<const SolvedValues>(load_solved_values<V>(
-                file, Successors<V>(cache_.find_all(successors(s)), &prober), 0, file.header().block_count()));
-            cache_.keep(values);
-        }
+        if (values || !cache_.room_for(SolvedValues::bytes_for(positions))) return values;
+        if ((values = fetch(s, holders))) return values;
+        // Its capture positions answered from the tables it leads to that are here, or from their files.
+        const TableFile file = open_dtw_table<V>(variant_dir_, s);
+        const Prober<V> prober(o_.dir);
+        values = std::make_shared<const SolvedValues>(load_solved_values<V>(
+            file, Successors<V>(cache_.find_all(successors(s)), &prober), 0, file.header().block_count()));
+        cache_.keep(values);
         return values;
     }
 
     // A material solved by this rank alone, with the tables it leads to in
     // memory where the budget allows and read from their files otherwise.
-    ManifestEntry solve_alone(const Material& m) {
+    ManifestEntry solve_alone(const Material& m, const std::map<Material, int>& holders) {
         maybe_kill_rank(session_.rank, m);
         std::vector<std::shared_ptr<const SolvedValues>> in_memory;
         bool on_disk = false;
         for (const Material& s : successors(m)) {
-            if (std::shared_ptr<const SolvedValues> values = whole_table(s))
+            if (std::shared_ptr<const SolvedValues> values = whole_table(s, holders))
                 in_memory.push_back(std::move(values));
             else
                 on_disk = true;
@@ -368,7 +400,8 @@ private:
 
     // This rank's part of material m, solved with the ranks of `team`; the
     // first of them writes the tables and gets the manifest entry.
-    std::optional<ManifestEntry> solve_with(const Material& m, const std::vector<int>& team, int team_id) {
+    std::optional<ManifestEntry> solve_with(const Material& m, const std::vector<int>& team, int team_id,
+                                            const std::map<Material, int>& holders) {
         MPI_Group everyone, members;
         MPI_Comm_group(session_.teams, &everyone);
         MPI_Group_incl(everyone, static_cast<int>(team.size()), team.data(), &members);
@@ -381,7 +414,8 @@ private:
         hooks.level_started = [&](int level, int) {
             if (level == 0) maybe_kill_rank(session_.rank, m);
         };
-        std::optional<ManifestEntry> entry = solve_in_team<V>(mpi_team, o_, variant_dir_, m, &cache_, hooks);
+        std::optional<ManifestEntry> entry = solve_in_team<V>(
+            mpi_team, o_, variant_dir_, m, &cache_, [&](const Material& s) { return fetch(s, holders); }, hooks);
         if (entry) maybe_kill_after_write(m);
         MPI_Comm_free(&comm);
         return entry;
@@ -391,6 +425,7 @@ private:
     Session& session_;
     std::filesystem::path variant_dir_;
     ValuesCache cache_;
+    TableExchange exchange_;
     tbb::task_arena arena_;  // initialised by run()
     TeamTraffic traffic_;
     RankCounts counts_;

@@ -132,6 +132,24 @@ TEST(Scheduler, TeamWaitsForRanks) {
     EXPECT_EQ(a[0].unit, 4);
 }
 
+// A one-rank unit goes where the most of what it reads was solved: unit 2
+// reads units 0 (big) and 1 (small), solved on different ranks; it goes to
+// unit 0's rank although both are free.
+TEST(Scheduler, AffinityToWhatItReads) {
+    Scheduler s({{90, {}}, {10, {}}, {50, {0, 1}}}, {1, 1}, 1000);
+    const auto a = s.assign();
+    ASSERT_EQ(a.size(), 2u);
+    const int rank0 = rank_of(a, 0), rank1 = rank_of(a, 1);
+    ASSERT_NE(rank0, rank1);
+    s.released(1, rank1);
+    s.finished(1);
+    s.released(0, rank0);
+    s.finished(0);
+    const auto b = s.assign();
+    ASSERT_EQ(b.size(), 1u);
+    EXPECT_EQ(b[0].team[0], rank0);
+}
+
 // Nothing running and nothing that can start, yet units left: stuck (a bug in
 // the plan), which the coordinator reports instead of waiting for ever.
 TEST(Scheduler, Stuck) {

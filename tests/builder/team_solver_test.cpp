@@ -26,9 +26,11 @@
 namespace dtb {
 namespace {
 
-// Which tables a material leads to every member holds whole: none, all, or
-// those that fit a small cache.
-enum class Held { none, all, some };
+// Which tables a material leads to every member holds whole: none, all,
+// those that fit a small cache, or all with member 0 the only one to have
+// them at first (half of them kept from before, half fetched from
+// elsewhere), sending them to the others.
+enum class Held { none, all, some, passed };
 
 template <class V>
 void check_team(int pieces, int members, const TeamOptions& options, Held held = Held::none) {
@@ -56,11 +58,30 @@ void check_team(int pieces, int members, const TeamOptions& options, Held held =
     // Each member's cache, kept from material to material as a rank keeps it.
     std::vector<std::unique_ptr<ValuesCache>> caches;
     for (int j = 0; j < members; ++j)
-        caches.push_back(std::make_unique<ValuesCache>(held == Held::all ? ~std::uint64_t{0} : 200000));
+        caches.push_back(std::make_unique<ValuesCache>(held == Held::some ? 200000 : ~std::uint64_t{0}));
     for (const Material& m : build_order(targets)) {
-        test::ThreadTeams::run(members, [&](Team& team) {
-            solve_in_team<V>(team, o, variant_dir, m, held == Held::none ? nullptr : caches[team.rank()].get());
-        });
+        FetchTable fetch;
+        if (held == Held::passed) {
+            const Prober<V> reference_tables(reference.path());
+            for (auto& c : caches) c = std::make_unique<ValuesCache>(~std::uint64_t{0});
+            auto from_reference = [&](const Material& s) {
+                const TableFile file = open_dtw_table<V>(reference.path() / std::string(V::name), s);
+                return std::make_shared<const SolvedValues>(load_solved_values<V>(
+                    file, Successors<V>({}, &reference_tables), 0, file.header().block_count()));
+            };
+            for (const Material& s : successors(m))
+                if (s.pieces() % 2 == 1) caches[0]->keep(from_reference(s));
+            fetch = [&](const Material& s) -> std::shared_ptr<const SolvedValues> {
+                return s.pieces() % 2 == 0 ? from_reference(s) : nullptr;
+            };
+            test::ThreadTeams::run(members, [&](Team& team) {
+                solve_in_team<V>(team, o, variant_dir, m, caches[team.rank()].get(), team.rank() == 0 ? fetch : FetchTable{});
+            });
+        } else {
+            test::ThreadTeams::run(members, [&](Team& team) {
+                solve_in_team<V>(team, o, variant_dir, m, held == Held::none ? nullptr : caches[team.rank()].get());
+            });
+        }
         for (TableKind kind : {TableKind::wld, TableKind::dtw}) {
             auto bytes = [](const std::filesystem::path& file) {
                 std::ifstream in(file, std::ios::binary);
@@ -132,6 +153,10 @@ TEST(TeamSolver, American6WholeShared3HeldAll) {
     check_team<draughts::American6>(4, 3, whole_shared_pairs(), Held::all);
 }
 TEST(TeamSolver, American6Default4) { check_team<draughts::American6>(4, 4, TeamOptions{}); }
+TEST(TeamSolver, BrazilianWhole3Passed) { check_team<draughts::Brazilian>(3, 3, whole_pairs(), Held::passed); }
+TEST(TeamSolver, International6Split2Passed) {
+    check_team<draughts::International6>(4, 2, split_everything(), Held::passed);
+}
 
 }  // namespace
 }  // namespace dtb

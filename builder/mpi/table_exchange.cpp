@@ -1,0 +1,107 @@
+#include "builder/mpi/table_exchange.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "builder/mpi/mpi_team.hpp"
+
+namespace dtb::mpi {
+
+namespace {
+
+constexpr int request_tag = 1;
+// Each request's answer comes on a tag of its own, above the request's.
+constexpr int first_answer_tag = 16;
+constexpr int answer_tags = 30000;
+// MPI counts in ints: a table goes in pieces of at most 1 GiB.
+constexpr std::size_t piece = std::size_t{1} << 30;
+
+// The pieces of `bytes` bytes at `data`: calls f(pointer, count) for each.
+template <class F>
+void for_each_piece(std::byte* data, std::size_t bytes, F&& f) {
+    for (std::size_t done = 0; done < bytes; done += piece) f(data + done, static_cast<int>(std::min(piece, bytes - done)));
+}
+
+}  // namespace
+
+bool TableExchange::serve() {
+    bool acted = false;
+    for (;;) {
+        int found = 0;
+        MPI_Message message;
+        MPI_Status status;
+        check(MPI_Improbe(MPI_ANY_SOURCE, request_tag, comm_, &found, &message, &status), "MPI_Improbe");
+        if (!found) break;
+        acted = true;
+        int count = 0;
+        MPI_Get_count(&status, MPI_CHAR, &count);
+        std::string text(static_cast<std::size_t>(count), '\0');
+        check(MPI_Mrecv(text.data(), count, MPI_CHAR, &message, MPI_STATUS_IGNORE), "MPI_Mrecv");
+        const nlohmann::json request = nlohmann::json::parse(text);
+        const int tag = request.at("tag").get<int>();
+        std::shared_ptr<const SolvedValues> values = cache_.find(Material::parse(request.at("material").get<std::string>()));
+        const std::string answer = nlohmann::json{{"have", values != nullptr}}.dump();
+        check(MPI_Send(answer.data(), static_cast<int>(answer.size()), MPI_CHAR, status.MPI_SOURCE, tag, comm_), "MPI_Send");
+        if (!values) continue;
+        Sending& s = sending_.emplace_back();
+        s.values = std::move(values);
+        auto send = [&](const void* data, std::size_t bytes) {
+            for_each_piece(const_cast<std::byte*>(static_cast<const std::byte*>(data)), bytes, [&](std::byte* p, int n) {
+                check(MPI_Isend(p, n, MPI_BYTE, status.MPI_SOURCE, tag, comm_, &s.requests.emplace_back()), "MPI_Isend");
+            });
+            sent_ += bytes;
+        };
+        send(s.values->codes.data(), 2 * s.values->codes.size());
+        send(s.values->capture.data(), 8 * s.values->capture.size());
+    }
+    for (auto it = sending_.begin(); it != sending_.end();) {
+        int done = 0;
+        check(MPI_Testall(static_cast<int>(it->requests.size()), it->requests.data(), &done, MPI_STATUSES_IGNORE),
+              "MPI_Testall");
+        it = done ? sending_.erase(it) : std::next(it);
+    }
+    return acted;
+}
+
+void TableExchange::finish() {
+    while (!sending_.empty()) {
+        serve();
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+}
+
+std::shared_ptr<const SolvedValues> TableExchange::fetch(int holder, const Material& m, std::uint64_t positions_per_side) {
+    const int tag = first_answer_tag + next_tag_++ % answer_tags;
+    const std::string request = nlohmann::json{{"material", m.name()}, {"tag", tag}}.dump();
+    check(MPI_Send(request.data(), static_cast<int>(request.size()), MPI_CHAR, holder, request_tag, comm_), "MPI_Send");
+    MPI_Message message;
+    MPI_Status status;
+    for (int found = 0;;) {
+        check(MPI_Improbe(holder, tag, comm_, &found, &message, &status), "MPI_Improbe");
+        if (found) break;
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+    int count = 0;
+    MPI_Get_count(&status, MPI_CHAR, &count);
+    std::string text(static_cast<std::size_t>(count), '\0');
+    check(MPI_Mrecv(text.data(), count, MPI_CHAR, &message, MPI_STATUS_IGNORE), "MPI_Mrecv");
+    if (!nlohmann::json::parse(text).at("have").get<bool>()) return nullptr;
+    auto values = std::make_shared<SolvedValues>(m, positions_per_side);
+    std::vector<MPI_Request> requests;
+    auto receive = [&](void* data, std::size_t bytes) {
+        for_each_piece(static_cast<std::byte*>(data), bytes, [&](std::byte* p, int n) {
+            check(MPI_Irecv(p, n, MPI_BYTE, holder, tag, comm_, &requests.emplace_back()), "MPI_Irecv");
+        });
+        received_ += bytes;
+    };
+    receive(values->codes.data(), 2 * values->codes.size());
+    receive(values->capture.data(), 8 * values->capture.size());
+    for (MPI_Request& r : requests) wait_politely(r);
+    return values;
+}
+
+}  // namespace dtb::mpi
