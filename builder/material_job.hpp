@@ -44,22 +44,30 @@ inline ManifestEntry write_solved(const BuildOptions& o, int board_size, const s
     return entry;
 }
 
-// A table whole from elsewhere (another rank that keeps it), or null.
-using FetchTable = std::function<std::shared_ptr<const SolvedValues>(const Material&)>;
+// Where a team member finds tables besides its cache and their files: the
+// other ranks that keep them (builder/mpi/table_exchange.hpp). Either may be empty.
+struct TableSources {
+    // Table s whole, or null if no one else has it all.
+    std::function<std::shared_ptr<const SolvedValues>(const Material&)> whole;
+    // Fills `into` (a range of its table, from a multiple of 64) from others;
+    // false if they lack some of it.
+    std::function<bool(SolvedValues& into)> range;
+};
 
 // Solves material m with `team` and writes its tables. The tables m leads to
 // are held whole by every member where each has room in its `cache` (null:
 // none), taken in order of size, the members agreeing table by table. A
 // member that has one sends it to those that lack it; if none has it, member
-// 0 tries `fetch` (may be empty), and else the team reads it from its file
-// together (load_whole_in_team); all keep it. The others are shared out,
-// every member reading its range of them. Tables are read from
-// `variant_dir`. Each member solves its share and compresses its range of
-// the tables; member 0 writes the files and gets the manifest entry, the
-// others nothing.
+// 0 tries `sources.whole`, and else the team reads it from its file together
+// (load_whole_in_team); all keep it. The others are shared out, every member
+// taking its range of them from `sources.range` or else from the file.
+// Tables are read from `variant_dir`. Each member solves its share and
+// compresses its range of the tables, and keeps that range in its cache (to
+// be asked for it later); member 0 writes the files and gets the manifest
+// entry, the others nothing.
 template <class V>
 std::optional<ManifestEntry> solve_in_team(Team& team, const BuildOptions& o, const std::filesystem::path& variant_dir,
-                                           const Material& m, ValuesCache* cache, const FetchTable& fetch = {},
+                                           const Material& m, ValuesCache* cache, const TableSources& sources = {},
                                            SolveProgress progress = {}) {
     std::vector<Material> leads_to = successors(m);
     auto positions = [](const Material& s) {
@@ -72,7 +80,7 @@ std::optional<ManifestEntry> solve_in_team(Team& team, const BuildOptions& o, co
     std::vector<std::shared_ptr<const SolvedValues>> held;
     std::vector<Material> shared;
     for (const Material& s : leads_to) {
-        std::shared_ptr<const SolvedValues> copy = cache ? cache->find(s) : nullptr;
+        std::shared_ptr<const SolvedValues> copy = cache ? cache->find_whole(s) : nullptr;
         const bool room = copy || (cache && cache->room_for(SolvedValues::bytes_for(positions(s))));
         if (team.all_sum(room ? 1 : 0) != k) {
             shared.push_back(s);
@@ -82,7 +90,7 @@ std::optional<ManifestEntry> solve_in_team(Team& team, const BuildOptions& o, co
             // Who has it: the highest member that does, else member 0 if it can fetch it.
             int source = static_cast<int>(team.all_max(copy ? team.rank() + 1 : 0)) - 1;
             if (source < 0) {  // every member takes part, whatever its `fetch`
-                if (team.rank() == 0 && fetch) copy = fetch(s);
+                if (team.rank() == 0 && sources.whole) copy = sources.whole(s);
                 if (team.all_max(copy ? 1 : 0)) source = 0;
             }
             if (source >= 0) {
@@ -99,11 +107,14 @@ std::optional<ManifestEntry> solve_in_team(Team& team, const BuildOptions& o, co
         held.push_back(std::move(copy));
     }
     const Successors<V> held_whole(held, &prober);
-    TeamTables<V> tables(team, m, o.block_shift, shared, variant_dir, held_whole);
-    const SolvedValues home = MaterialSolver<V>(m, team, tables, held_whole, o.team, std::move(progress)).solve();
-    const TableSpec spec = table_spec(o, V::board_size, m, home.positions_per_side, home.max_code);
-    const WrittenTables written = write_tables(team, variant_dir, spec, home.first, home.codes.size(), value_source(home));
-    ManifestEntry entry = count_values(home);
+    TeamTables<V> tables(team, m, o.block_shift, shared, variant_dir, held_whole, sources.range);
+    const auto home = std::make_shared<const SolvedValues>(
+        MaterialSolver<V>(m, team, tables, held_whole, o.team, std::move(progress)).solve());
+    const TableSpec spec = table_spec(o, V::board_size, m, home->positions_per_side, home->max_code);
+    const WrittenTables written =
+        write_tables(team, variant_dir, spec, home->first, home->codes.size(), value_source(*home));
+    ManifestEntry entry = count_values(*home);
+    if (cache) cache->keep(home);
     entry.positions = team.all_sum(entry.positions);
     entry.wins = team.all_sum(entry.wins);
     entry.draws = team.all_sum(entry.draws);

@@ -44,6 +44,7 @@ struct SolvedValues {
         return static_cast<std::uint64_t>(sides_of(material)) * positions_per_side;
     }
     bool holds(std::uint64_t g) const noexcept { return g - first < codes.size(); }
+    bool whole() const noexcept { return first == 0 && codes.size() == positions(); }
     std::uint16_t code(std::uint64_t g) const noexcept { return codes[g - first]; }
     std::uint16_t& code(std::uint64_t g) noexcept { return codes[g - first]; }
     bool has_capture(std::uint64_t g) const noexcept { return capture[(g - first) / 64] >> ((g - first) % 64) & 1; }

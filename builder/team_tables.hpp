@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -42,10 +43,12 @@ public:
     // `solving` is split over the team with ranges aligned to 2^block_shift
     // positions (the blocks of its table); each of `successors` (those
     // shared out, not held whole by every member) has its range of blocks
-    // read from its .dtw file in `variant_dir`, capture positions answered by
-    // `loading` (load_solved_values()).
+    // filled by `from_others` (may be empty) or else read from its .dtw file
+    // in `variant_dir`, capture positions answered by `loading`
+    // (load_solved_values()).
     TeamTables(Team& team, const Material& solving, int block_shift, const std::vector<Material>& successors,
-               const std::filesystem::path& variant_dir, const Successors<V>& loading) {
+               const std::filesystem::path& variant_dir, const Successors<V>& loading,
+               const std::function<bool(SolvedValues&)>& from_others = {}) {
         if (successors.size() + 1 > 255) throw std::runtime_error("a material with more than 254 successors");
         const int members = team.size(), me = team.rank();
         const std::uint64_t per_side = Index<N>(solving).size();
@@ -59,7 +62,10 @@ public:
             Ranges ranges = Ranges::split(h.positions(), members, h.block_shift);
             const std::uint64_t first_block = ranges.first(me) >> h.block_shift;
             const std::uint64_t last_block = (ranges.first(me + 1) + h.block_positions() - 1) >> h.block_shift;
-            add_slot(s, std::move(ranges), load_solved_values<V>(file, loading, first_block, last_block));
+            SolvedValues mine(s, h.positions_per_side, ranges.first(me), ranges.count(me));
+            if (!from_others || mine.codes.empty() || !from_others(mine))
+                load_solved_values<V>(mine, file, loading, first_block, last_block);
+            add_slot(s, std::move(ranges), std::move(mine));
         }
     }
 

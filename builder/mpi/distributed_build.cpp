@@ -120,6 +120,13 @@ void maybe_kill_rank(int rank, const Material& m) {
         throw std::runtime_error("a test made rank " + std::to_string(rank) + " fail (DTB_TEST_FAIL_RANK)");
 }
 
+// Which ranks keep the tables a material reads, as the coordinator knows it:
+// whole (solved alone), or in ranges (solved in a team, in member order).
+struct Holders {
+    std::map<Material, int> whole;
+    std::map<Material, std::vector<int>> shares;
+};
+
 // What a rank counts of its own work, gathered by rank 0 at the end.
 struct RankCounts {
     std::uint64_t materials_alone = 0, team_materials = 0, bytes_sent = 0, bytes_received = 0, peak_memory = 0;
@@ -237,23 +244,30 @@ private:
             }
                 Scheduler scheduler(std::move(units), slots, o_.team_positions);
             std::vector<Clock::time_point> started(unit_material.size());
-            std::map<Material, int> solved_alone_by;  // which rank keeps which table it solved
+            std::vector<std::vector<int>> team_of(unit_material.size());
+            std::map<Material, int> solved_alone_by;            // which rank keeps which table it solved
+            std::map<Material, std::vector<int>> solved_by_team;  // and which ranks keep their ranges of which
             int team_id = 0;
             std::size_t outstanding = 0;  // ranks given a part that have not said it is done
             while (!scheduler.all_finished() || outstanding > 0) {
                 for (const Scheduler::Assignment& a : scheduler.assign()) {
                     outstanding += a.team.size();
+                    team_of[a.unit] = a.team;
                     started[a.unit] = Clock::now();
                     progress_->started(unit_material[a.unit]);
-                    nlohmann::json holders = nlohmann::json::object();
-                    for (const Material& s : plan_->at(unit_material[a.unit]).successors)
+                    nlohmann::json holders = nlohmann::json::object(), shares = nlohmann::json::object();
+                    for (const Material& s : plan_->at(unit_material[a.unit]).successors) {
                         if (const auto it = solved_alone_by.find(s); it != solved_alone_by.end())
                             holders[s.name()] = it->second;
+                        if (const auto it = solved_by_team.find(s); it != solved_by_team.end())
+                            shares[s.name()] = it->second;
+                    }
                     const std::string text = nlohmann::json{{"unit", a.unit},
                                                             {"material", unit_material[a.unit].name()},
                                                             {"team", a.team},
                                                             {"team_id", ++team_id % 32000 + 1},
-                                                            {"holders", holders}}
+                                                            {"holders", holders},
+                                                            {"shares", shares}}
                                                  .dump();
                     for (int r : a.team) send_text(session_.coordination, r, assign_tag, text);
                 }
@@ -270,7 +284,10 @@ private:
                 if (done.at("entry").is_null()) continue;
                 ManifestEntry entry = entry_from_json(done.at("entry").get<std::string>());
                 entry.seconds = seconds_since(started[unit]);
-                if (scheduler.team_size(unit) == 1) solved_alone_by[entry.material] = message->first;
+                if (scheduler.team_size(unit) == 1)
+                    solved_alone_by[entry.material] = message->first;
+                else
+                    solved_by_team[entry.material] = team_of[unit];
                 plan_->manifest().put(entry);
                 plan_->manifest().save(plan_->variant_dir() / Manifest::file_name);
                 report_.materials.push_back({entry, false});
@@ -326,11 +343,13 @@ private:
                 const Material m = Material::parse(a.at("material").get<std::string>());
                 const std::vector<int> team = a.at("team").get<std::vector<int>>();
                 const int team_id = a.at("team_id").get<int>();
-                std::map<Material, int> holders;
+                Holders holders;
                 for (const auto& item : a.at("holders").items()) {
                     const int holder = item.value().template get<int>();
-                    if (holder != session_.rank) holders[Material::parse(item.key())] = holder;
+                    if (holder != session_.rank) holders.whole[Material::parse(item.key())] = holder;
                 }
+                for (const auto& item : a.at("shares").items())
+                    holders.shares[Material::parse(item.key())] = item.value().template get<std::vector<int>>();
                 if (running++ == 0) account(false);
                 ++(team.size() == 1 ? counts_.materials_alone : counts_.team_materials);
                 ++live;
@@ -351,19 +370,48 @@ private:
         account(false);
     }
 
-    // Table s from the rank that solved it (`holders`), if it still keeps it.
-    std::shared_ptr<const SolvedValues> fetch(const Material& s, const std::map<Material, int>& holders) {
-        const auto it = holders.find(s);
-        if (it == holders.end()) return nullptr;
-        std::shared_ptr<const SolvedValues> values = exchange_.fetch(it->second, s, Index<N>(s).size());
-        if (values) cache_.keep(values);
+    // Range `into` of its table from the ranks that keep it: the rank that
+    // solved it alone, or the ranks that solved it in a team (their ranges,
+    // this rank's own included): false if one of them no longer has its part.
+    bool fill(SolvedValues& into, const Holders& holders) {
+        const Material& s = into.material;
+        const std::uint64_t first = into.first, end = into.first + into.codes.size();
+        if (const auto it = holders.whole.find(s); it != holders.whole.end())
+            return exchange_.fetch(it->second, first, end - first, into);
+        const auto it = holders.shares.find(s);
+        if (it == holders.shares.end()) return false;
+        const std::vector<int>& team = it->second;
+        const Ranges ranges = Ranges::split(into.positions(), static_cast<int>(team.size()), o_.block_shift);
+        for (std::size_t j = 0; j < team.size(); ++j) {
+            const std::uint64_t a = std::max(first, ranges.first(static_cast<int>(j)));
+            const std::uint64_t b = std::min(end, ranges.first(static_cast<int>(j) + 1));
+            if (a >= b) continue;
+            if (team[j] != session_.rank) {
+                if (!exchange_.fetch(team[j], a, b - a, into)) return false;
+                continue;
+            }
+            const std::shared_ptr<const SolvedValues> mine = cache_.find(s);  // this rank's own range
+            if (!mine || !mine->holds(a) || !mine->holds(b - 1)) return false;
+            std::copy_n(mine->codes.data() + (a - mine->first), b - a, into.codes.data() + (a - first));
+            std::copy_n(mine->capture.data() + (a - mine->first) / 64, (b - a + 63) / 64,
+                        into.capture.data() + (a - first) / 64);
+        }
+        return true;
+    }
+
+    // Table s whole from the ranks that keep it (kept here), or null.
+    std::shared_ptr<const SolvedValues> fetch(const Material& s, const Holders& holders) {
+        if (!holders.whole.count(s) && !holders.shares.count(s)) return nullptr;
+        auto values = std::make_shared<SolvedValues>(s, Index<N>(s).size());
+        if (!fill(*values, holders)) return nullptr;
+        cache_.keep(values);
         return values;
     }
 
-    // Table s whole in this rank's memory: kept, asked of the rank that
+    // Table s whole in this rank's memory: kept, asked of the ranks that
     // solved it, or read from its file; null if the rank has no room for it.
-    std::shared_ptr<const SolvedValues> whole_table(const Material& s, const std::map<Material, int>& holders) {
-        std::shared_ptr<const SolvedValues> values = cache_.find(s);
+    std::shared_ptr<const SolvedValues> whole_table(const Material& s, const Holders& holders) {
+        std::shared_ptr<const SolvedValues> values = cache_.find_whole(s);
         const std::uint64_t positions = static_cast<std::uint64_t>(sides_of(s)) * Index<N>(s).size();
         if (values || !cache_.room_for(SolvedValues::bytes_for(positions))) return values;
         if ((values = fetch(s, holders))) return values;
@@ -378,7 +426,7 @@ private:
 
     // A material solved by this rank alone, with the tables it leads to in
     // memory where the budget allows and read from their files otherwise.
-    ManifestEntry solve_alone(const Material& m, const std::map<Material, int>& holders) {
+    ManifestEntry solve_alone(const Material& m, const Holders& holders) {
         maybe_kill_rank(session_.rank, m);
         std::vector<std::shared_ptr<const SolvedValues>> in_memory;
         bool on_disk = false;
@@ -401,7 +449,7 @@ private:
     // This rank's part of material m, solved with the ranks of `team`; the
     // first of them writes the tables and gets the manifest entry.
     std::optional<ManifestEntry> solve_with(const Material& m, const std::vector<int>& team, int team_id,
-                                            const std::map<Material, int>& holders) {
+                                            const Holders& holders) {
         MPI_Group everyone, members;
         MPI_Comm_group(session_.teams, &everyone);
         MPI_Group_incl(everyone, static_cast<int>(team.size()), team.data(), &members);
@@ -414,8 +462,10 @@ private:
         hooks.level_started = [&](int level, int) {
             if (level == 0) maybe_kill_rank(session_.rank, m);
         };
-        std::optional<ManifestEntry> entry = solve_in_team<V>(
-            mpi_team, o_, variant_dir_, m, &cache_, [&](const Material& s) { return fetch(s, holders); }, hooks);
+        TableSources sources;
+        sources.whole = [&](const Material& s) { return fetch(s, holders); };
+        sources.range = [&](SolvedValues& into) { return fill(into, holders); };
+        std::optional<ManifestEntry> entry = solve_in_team<V>(mpi_team, o_, variant_dir_, m, &cache_, sources, hooks);
         if (entry) maybe_kill_after_write(m);
         MPI_Comm_free(&comm);
         return entry;

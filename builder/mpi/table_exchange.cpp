@@ -37,13 +37,16 @@ bool TableExchange::serve() {
         check(MPI_Improbe(MPI_ANY_SOURCE, request_tag, comm_, &found, &message, &status), "MPI_Improbe");
         if (!found) break;
         acted = true;
-        int count = 0;
-        MPI_Get_count(&status, MPI_CHAR, &count);
-        std::string text(static_cast<std::size_t>(count), '\0');
-        check(MPI_Mrecv(text.data(), count, MPI_CHAR, &message, MPI_STATUS_IGNORE), "MPI_Mrecv");
+        int length = 0;
+        MPI_Get_count(&status, MPI_CHAR, &length);
+        std::string text(static_cast<std::size_t>(length), '\0');
+        check(MPI_Mrecv(text.data(), length, MPI_CHAR, &message, MPI_STATUS_IGNORE), "MPI_Mrecv");
         const nlohmann::json request = nlohmann::json::parse(text);
         const int tag = request.at("tag").get<int>();
+        const std::uint64_t first = request.at("first").get<std::uint64_t>();
+        const std::uint64_t count = request.at("count").get<std::uint64_t>();
         std::shared_ptr<const SolvedValues> values = cache_.find(Material::parse(request.at("material").get<std::string>()));
+        if (values && (count == 0 || !values->holds(first) || !values->holds(first + count - 1))) values = nullptr;
         const std::string answer = nlohmann::json{{"have", values != nullptr}}.dump();
         check(MPI_Send(answer.data(), static_cast<int>(answer.size()), MPI_CHAR, status.MPI_SOURCE, tag, comm_), "MPI_Send");
         if (!values) continue;
@@ -55,8 +58,9 @@ bool TableExchange::serve() {
             });
             sent_ += bytes;
         };
-        send(s.values->codes.data(), 2 * s.values->codes.size());
-        send(s.values->capture.data(), 8 * s.values->capture.size());
+        const std::uint64_t at = first - s.values->first;  // a multiple of 64
+        send(s.values->codes.data() + at, 2 * count);
+        send(s.values->capture.data() + at / 64, 8 * ((count + 63) / 64));
     }
     for (auto it = sending_.begin(); it != sending_.end();) {
         int done = 0;
@@ -74,9 +78,10 @@ void TableExchange::finish() {
     }
 }
 
-std::shared_ptr<const SolvedValues> TableExchange::fetch(int holder, const Material& m, std::uint64_t positions_per_side) {
+bool TableExchange::fetch(int holder, std::uint64_t first, std::uint64_t count, SolvedValues& into) {
     const int tag = first_answer_tag + next_tag_++ % answer_tags;
-    const std::string request = nlohmann::json{{"material", m.name()}, {"tag", tag}}.dump();
+    const std::string request =
+        nlohmann::json{{"material", into.material.name()}, {"first", first}, {"count", count}, {"tag", tag}}.dump();
     check(MPI_Send(request.data(), static_cast<int>(request.size()), MPI_CHAR, holder, request_tag, comm_), "MPI_Send");
     MPI_Message message;
     MPI_Status status;
@@ -85,12 +90,11 @@ std::shared_ptr<const SolvedValues> TableExchange::fetch(int holder, const Mater
         if (found) break;
         std::this_thread::sleep_for(std::chrono::microseconds(100));
     }
-    int count = 0;
-    MPI_Get_count(&status, MPI_CHAR, &count);
-    std::string text(static_cast<std::size_t>(count), '\0');
-    check(MPI_Mrecv(text.data(), count, MPI_CHAR, &message, MPI_STATUS_IGNORE), "MPI_Mrecv");
-    if (!nlohmann::json::parse(text).at("have").get<bool>()) return nullptr;
-    auto values = std::make_shared<SolvedValues>(m, positions_per_side);
+    int length = 0;
+    MPI_Get_count(&status, MPI_CHAR, &length);
+    std::string text(static_cast<std::size_t>(length), '\0');
+    check(MPI_Mrecv(text.data(), length, MPI_CHAR, &message, MPI_STATUS_IGNORE), "MPI_Mrecv");
+    if (!nlohmann::json::parse(text).at("have").get<bool>()) return false;
     std::vector<MPI_Request> requests;
     auto receive = [&](void* data, std::size_t bytes) {
         for_each_piece(static_cast<std::byte*>(data), bytes, [&](std::byte* p, int n) {
@@ -98,10 +102,11 @@ std::shared_ptr<const SolvedValues> TableExchange::fetch(int holder, const Mater
         });
         received_ += bytes;
     };
-    receive(values->codes.data(), 2 * values->codes.size());
-    receive(values->capture.data(), 8 * values->capture.size());
+    const std::uint64_t at = first - into.first;  // a multiple of 64
+    receive(into.codes.data() + at, 2 * count);
+    receive(into.capture.data() + at / 64, 8 * ((count + 63) / 64));
     for (MPI_Request& r : requests) wait_politely(r);
-    return values;
+    return true;
 }
 
 }  // namespace dtb::mpi

@@ -1,9 +1,10 @@
 // Solved tables passed between the ranks of a distributed build: a rank that
-// needs a table another rank solved by itself asks that rank for its copy in
-// memory (two bytes and a bit a position over the network) instead of
-// reading the table back from its file, which costs a solve of its capture
-// positions again. The holder's main thread answers between its other
-// messages, while its threads go on solving.
+// needs a table, or a range of one, that another rank keeps in memory (it
+// solved the table alone, or its range of it in a team) asks that rank for
+// it (two bytes and a bit a position over the network) instead of reading
+// it back from its file, which costs a solve of its capture positions again.
+// The holder's main thread answers between its other messages, while its
+// threads go on solving.
 #pragma once
 
 #include <atomic>
@@ -33,9 +34,10 @@ public:
     // Waits for the sends under way to end (before the rank stops).
     void finish();
 
-    // Table m, of `positions_per_side` positions a side, from rank `holder`;
-    // null if the holder no longer has it. Any thread.
-    std::shared_ptr<const SolvedValues> fetch(int holder, const Material& m, std::uint64_t positions_per_side);
+    // Positions [first, first + count) of table `into.material` from rank
+    // `holder`, into `into` (which holds them; first a multiple of 64):
+    // false if the holder no longer has them. Any thread.
+    bool fetch(int holder, std::uint64_t first, std::uint64_t count, SolvedValues& into);
 
     std::uint64_t bytes_sent() const noexcept { return sent_; }
     std::uint64_t bytes_received() const noexcept { return received_; }

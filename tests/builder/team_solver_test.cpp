@@ -60,7 +60,7 @@ void check_team(int pieces, int members, const TeamOptions& options, Held held =
     for (int j = 0; j < members; ++j)
         caches.push_back(std::make_unique<ValuesCache>(held == Held::some ? 200000 : ~std::uint64_t{0}));
     for (const Material& m : build_order(targets)) {
-        FetchTable fetch;
+        TableSources fetch;
         if (held == Held::passed) {
             const Prober<V> reference_tables(reference.path());
             for (auto& c : caches) c = std::make_unique<ValuesCache>(~std::uint64_t{0});
@@ -71,11 +71,12 @@ void check_team(int pieces, int members, const TeamOptions& options, Held held =
             };
             for (const Material& s : successors(m))
                 if (s.pieces() % 2 == 1) caches[0]->keep(from_reference(s));
-            fetch = [&](const Material& s) -> std::shared_ptr<const SolvedValues> {
+            fetch.whole = [&](const Material& s) -> std::shared_ptr<const SolvedValues> {
                 return s.pieces() % 2 == 0 ? from_reference(s) : nullptr;
             };
             test::ThreadTeams::run(members, [&](Team& team) {
-                solve_in_team<V>(team, o, variant_dir, m, caches[team.rank()].get(), team.rank() == 0 ? fetch : FetchTable{});
+                solve_in_team<V>(team, o, variant_dir, m, caches[team.rank()].get(),
+                                 team.rank() == 0 ? fetch : TableSources{});
             });
         } else {
             test::ThreadTeams::run(members, [&](Team& team) {

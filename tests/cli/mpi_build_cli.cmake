@@ -52,6 +52,13 @@ foreach(case IN LISTS cases)
   endforeach()
 endforeach()
 
+# Little memory for tables: the ones a team reads are shared out, each
+# member taking its range from the ranks that solved it (in a team, their
+# ranges) or from the file; the same tables still.
+set(dir ${work}/little-memory)
+mpi_run(3 0 build --variant brazilian --pieces 4 --dir ${dir} --team-positions 30000 --memory 0.001)
+same_tables(brazilian ${work}/ref1 ${dir})
+
 # Built again on 2 ranks: nothing to do, and the skipped tables are named.
 mpi_run(2 0 build --variant brazilian --material KKKvKK --dir ${work}/case7-ranks3 --team-positions 1000000)
 expect_in("${out}" "KKKvKK     already built")

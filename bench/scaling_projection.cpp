@@ -1,0 +1,275 @@
+// The projected scaling of a distributed build (docs/scaling.md). The plan is
+// the real one: every material of the variant up to N pieces with its exact
+// size, potential levels, men configurations per level and dependencies, run
+// through dtb's own scheduler (builder/scheduler.hpp) over simulated time.
+// What is modelled is how long a material takes on a team of k ranks of T
+// threads, from costs measured on this project's machine (the options), and
+// a network that is assumed (also options):
+//
+//   alone:    P c / (T e)
+//   a team:   P c f / (k T e)                      the work, f the team's extra processor time
+//           + P b / (k B)                          the bytes each member exchanges
+//           + rounds x latency(k)                  the team's collective rounds, level by level
+//   and for the tables it reads:
+//           + 2.125 P' / B                         each one held whole that a member lacks (sent)
+//           + P' c_read / (k T e)                  each one too big to hold, shared out (read back)
+//
+// P positions, c thread-seconds a position, e the threads' efficiency in a
+// rank, b bytes a position exchanged (f and b as measured for levels shared
+// out by whole pairs and for levels whose pairs are split), B bytes a second
+// a rank sends, latency(k) a collective's on k ranks. Rounds a level: lookups
+// and results in rounds of 2^20 positions a member, and for split levels one
+// round of updates per distance (--distances) with two all-reduces. Each rank
+// keeps the tables it solved alone or was sent in its memory (--memory-gib,
+// least recently used dropped first); a table bigger than a quarter of it is
+// shared out instead (c_read a position for a member's share).
+//
+//     scaling_projection --variant canadian --pieces 6 --ranks 1,16,64,256
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <queue>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include "builder/build.hpp"
+#include "builder/scheduler.hpp"
+#include "builder/solved_values.hpp"
+#include "draughts/variant.hpp"
+#include "probe/index.hpp"
+#include "probe/potential.hpp"
+#include "probe/table_format.hpp"
+
+namespace {
+
+struct Model {
+    int threads = 32;                     // T
+    double ns_per_position = 1000;        // c, one thread, a material alone
+    double thread_efficiency = 0.9;       // e
+    double whole_overhead = 1.14;         // f, levels shared out by whole pairs
+    double split_overhead = 1.28;         // f, levels whose pairs are split
+    double whole_bytes = 19;              // b, bytes a position, whole pairs
+    double split_bytes = 10;              // b, split pairs
+    double bandwidth = 12.5e9;            // B, bytes a second a rank sends
+    double latency_us = 5;                // a collective's latency: latency x (1 + log2 k) + 0.5 us x k
+    double read_fraction = 0.5;           // c_read / c: reading a table back, over solving it
+    double memory_bytes = 192e9;          // a rank's memory for tables
+    int distances = 150;                  // rounds of updates of a split level
+    std::uint64_t team_positions = std::uint64_t{1} << 24;
+    int configurations_per_member = 8;
+};
+
+struct Material {
+    dtb::Material material;
+    std::uint64_t positions = 0;
+    std::vector<double> level_share;  // each level's share of the positions
+    std::vector<std::uint64_t> level_configurations;
+    std::vector<int> reads;      // the units of the tables it reads
+    std::vector<int> waits_for;  // those of them built in this run (all, here)
+};
+
+template <class V>
+std::vector<Material> plan(int pieces) {
+    constexpr int N = V::board_size;
+    std::vector<Material> out;
+    const std::vector<dtb::Material> order = dtb::build_order(dtb::materials_up_to(pieces));
+    auto positions = [](const dtb::Material& m) {
+        return static_cast<std::uint64_t>(dtb::sides_of(m)) * dtb::Index<N>(m).size();
+    };
+    for (const dtb::Material& m : order) {
+        Material u;
+        u.material = m;
+        u.positions = positions(m);
+        const dtb::PotentialLevels<N> levels(m);
+        std::uint64_t total = 0;
+        for (const auto& l : levels.levels()) total += l.men_configurations;
+        for (const auto& l : levels.levels()) {
+            u.level_share.push_back(static_cast<double>(l.men_configurations) / static_cast<double>(total));
+            u.level_configurations.push_back(l.men_configurations);
+        }
+        for (const dtb::Material& s : dtb::successors(m))
+            u.reads.push_back(static_cast<int>(std::find(order.begin(), order.end(), s) - order.begin()));
+        u.waits_for = u.reads;
+        out.push_back(std::move(u));
+    }
+    return out;
+}
+
+double collective_seconds(const Model& m, int k) {
+    return (m.latency_us * (1 + std::log2(static_cast<double>(k))) + 0.5 * k) * 1e-6;
+}
+
+// Seconds material u takes on k ranks, and the parts of it.
+struct Duration {
+    double work = 0, exchange = 0, rounds = 0, tables = 0;
+    double total() const { return work + exchange + rounds + tables; }
+};
+
+double alone_seconds(const Model& m, double positions) {
+    return positions * m.ns_per_position * 1e-9 / (m.threads * m.thread_efficiency);
+}
+
+Duration solving(const Model& m, const Material& u, int k) {
+    const double p = static_cast<double>(u.positions);
+    Duration d;
+    if (k == 1) {
+        d.work = alone_seconds(m, p);
+        return d;
+    }
+    for (std::size_t l = 0; l < u.level_share.size(); ++l) {
+        const double share = u.level_share[l];
+        const bool split = u.level_configurations[l] < static_cast<std::uint64_t>(m.configurations_per_member) * k;
+        d.work += alone_seconds(m, p * share) * (split ? m.split_overhead : m.whole_overhead) / k;
+        d.exchange += p * share * (split ? m.split_bytes : m.whole_bytes) / k / m.bandwidth;
+        const double per_member = p * share / k;
+        double rounds = 2 * (3 + std::ceil(per_member / (1 << 20)));  // lookups and results: an all-reduce, exchanges
+        if (split) rounds += 3.0 * m.distances;
+        d.rounds += rounds * collective_seconds(m, k);
+    }
+    return d;
+}
+
+// The tables a rank keeps, least recently used first out.
+struct Kept {
+    std::vector<int> order;  // most recent last
+    double bytes = 0;
+    bool has(int t) const { return std::find(order.begin(), order.end(), t) != order.end(); }
+    void add(int t, double size, double capacity, const std::vector<double>& sizes) {
+        if (has(t)) {
+            order.erase(std::find(order.begin(), order.end(), t));
+            order.push_back(t);
+            return;
+        }
+        while (!order.empty() && bytes + size > capacity) {
+            bytes -= sizes[order.front()];
+            order.erase(order.begin());
+        }
+        order.push_back(t);
+        bytes += size;
+    }
+};
+
+struct Outcome {
+    double seconds = 0;
+    double busy = 0;  // rank-seconds in work
+    double exchange = 0, rounds = 0, tables = 0, overhead = 0;
+    int teams = 0, largest_team = 1;
+};
+
+Outcome simulate(const Model& m, const std::vector<Material>& units, int ranks) {
+    std::vector<dtb::Scheduler::Unit> su;
+    std::vector<double> sizes;
+    for (const Material& u : units) {
+        su.push_back({u.positions, u.waits_for});
+        sizes.push_back(static_cast<double>(dtb::SolvedValues::bytes_for(u.positions)));
+    }
+    dtb::Scheduler s(su, std::vector<int>(ranks, 1), m.team_positions);
+    std::vector<Kept> kept(ranks);
+    struct Event {
+        double at;
+        int unit;
+        std::vector<int> team;
+        bool operator<(const Event& o) const { return at > o.at; }
+    };
+    std::priority_queue<Event> events;
+    Outcome o;
+    double now = 0;
+    while (!s.all_finished()) {
+        for (const auto& a : s.assign()) {
+            const int k = static_cast<int>(a.team.size());
+            const Material& u = units[a.unit];
+            Duration d = solving(m, u, k);
+            for (int t : u.reads) {
+                if (sizes[t] > m.memory_bytes / 4) {  // shared out: each member reads its share back
+                    d.tables += alone_seconds(m, static_cast<double>(units[t].positions) * m.read_fraction) / k;
+                    continue;
+                }
+                bool lacking = false;
+                for (int r : a.team) lacking |= !kept[r].has(t);
+                if (lacking) d.tables += sizes[t] / m.bandwidth;
+                for (int r : a.team) kept[r].add(t, sizes[t], m.memory_bytes, sizes);
+            }
+            o.busy += d.total() * k;
+            o.exchange += d.exchange * k;
+            o.rounds += d.rounds * k;
+            o.tables += d.tables * k;
+            o.overhead += d.work * k - solving(m, u, 1).work;
+            if (k > 1) ++o.teams;
+            o.largest_team = std::max(o.largest_team, k);
+            events.push({now + d.total(), a.unit, a.team});
+        }
+        if (events.empty()) throw std::logic_error("the simulated build is stuck");
+        const Event e = events.top();
+        events.pop();
+        now = e.at;
+        if (e.team.size() == 1 && sizes[e.unit] <= m.memory_bytes / 4)
+            kept[e.team[0]].add(e.unit, sizes[e.unit], m.memory_bytes, sizes);
+        for (int r : e.team) s.released(e.unit, r);
+        s.finished(e.unit);
+    }
+    o.seconds = now;
+    return o;
+}
+
+std::string hours(double seconds) {
+    if (seconds < 3600) return fmt::format("{:.1f} min", seconds / 60);
+    return fmt::format("{:.2f} h", seconds / 3600);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"Projected scaling of dtb build on many ranks (docs/scaling.md)"};
+    std::string variant = "canadian";
+    int pieces = 6;
+    std::vector<int> ranks{1, 16, 64, 256};
+    Model m;
+    app.add_option("--variant", variant);
+    app.add_option("--pieces", pieces);
+    app.add_option("--ranks", ranks)->delimiter(',');
+    app.add_option("--threads", m.threads, "threads a rank");
+    app.add_option("--ns-per-position", m.ns_per_position, "thread nanoseconds a position, a material alone (measured)");
+    app.add_option("--thread-efficiency", m.thread_efficiency, "speed-up of a rank's threads over their number");
+    app.add_option("--whole-overhead", m.whole_overhead, "a team's processor time over one rank's, whole pairs (measured)");
+    app.add_option("--split-overhead", m.split_overhead, "the same, split pairs (measured)");
+    app.add_option("--whole-bytes", m.whole_bytes, "bytes a position exchanged, whole pairs (measured)");
+    app.add_option("--split-bytes", m.split_bytes, "bytes a position exchanged, split pairs (measured)");
+    app.add_option("--bandwidth", m.bandwidth, "bytes a second a rank sends (assumed)");
+    app.add_option("--latency-us", m.latency_us, "a collective's latency in microseconds (assumed)");
+    app.add_option("--distances", m.distances, "rounds of updates a split level (assumed)");
+    app.add_option("--read-fraction", m.read_fraction, "reading a table back over solving it (measured)");
+    double memory_gib = m.memory_bytes / (1 << 30);
+    app.add_option("--memory-gib", memory_gib, "a rank's memory for tables (assumed)");
+    app.add_option("--team-positions", m.team_positions, "as dtb build's");
+    CLI11_PARSE(app, argc, argv);
+    m.memory_bytes = memory_gib * (1 << 30);
+
+    const std::vector<Material> units = draughts::with_variant(variant, [&]<class V>() { return plan<V>(pieces); });
+    std::uint64_t total = 0, largest = 0;
+    for (const Material& u : units) {
+        total += u.positions;
+        largest = std::max(largest, u.positions);
+    }
+    fmt::print("{} up to {} pieces: {} materials, {:.3g} positions, the largest {:.3g}\n", variant, pieces, units.size(),
+               static_cast<double>(total), static_cast<double>(largest));
+    fmt::print("model: {} threads a rank at {:.0f} ns a position (efficiency {}), team overhead {} (whole pairs) and {} "
+               "(split), {} and {} bytes a position, {:.1f} GB/s, {} us latency, {} distances a split level, "
+               "{:.0f} GiB a rank, reading back {} of a solve\n",
+               m.threads, m.ns_per_position, m.thread_efficiency, m.whole_overhead, m.split_overhead, m.whole_bytes,
+               m.split_bytes, m.bandwidth / 1e9, m.latency_us, m.distances, m.memory_bytes / (1 << 30),
+               m.read_fraction);
+    const double one = simulate(m, units, 1).seconds;
+    fmt::print("{:>6} {:>10} {:>11} {:>7} {:>8} {:>10} {:>10} {:>10} {:>10} {:>8}\n", "ranks", "time", "efficiency",
+               "teams", "largest", "overhead", "exchange", "rounds", "tables", "idle");
+    for (int r : ranks) {
+        const Outcome o = simulate(m, units, r);
+        const double capacity = o.seconds * r;
+        fmt::print("{:>6} {:>10} {:>10.1f}% {:>7} {:>8} {:>9.1f}% {:>9.1f}% {:>9.1f}% {:>9.1f}% {:>7.1f}%\n", r,
+                   hours(o.seconds), 100 * one / capacity, o.teams, o.largest_team, 100 * o.overhead / capacity,
+                   100 * o.exchange / capacity, 100 * o.rounds / capacity, 100 * o.tables / capacity,
+                   100 * (capacity - o.busy) / capacity);
+    }
+}
