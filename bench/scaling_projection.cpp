@@ -7,22 +7,31 @@
 // a network that is assumed (also options):
 //
 //   alone:    P c / (T e)
-//   a team:   P c f / (k T e)                      the work, f the team's extra processor time
-//           + P b / (k B)                          the bytes each member exchanges
+//   a team:   P c f(k) / (k T e)                   the work, f the team's extra processor time
+//           + P b(k) / (k B)                       the bytes each member exchanges
 //           + rounds x latency(k)                  the team's collective rounds, level by level
-//   and for the tables it reads:
-//           + 2.125 P' / B                         each one held whole that a member lacks (sent)
-//           + P' c_read / (k T e)                  each one too big to hold, shared out (read back)
+//   and for each table it reads:
+//     held whole by every member (it fits a quarter of a rank's memory):
+//           + 2.125 P' / B                         if a member lacks it (broadcast by one that has it)
+//           + 2.125 P' / B                         if no member has it: fetched from the ranks that keep it,
+//        or + P' c_read / (k T e)                  read back from its file together if none does
+//     shared out (too big to hold whole):
+//           + 2.125 P' / (k B)                     each member's range from the ranks that keep it,
+//        or + P' c_read / (k T e)                  read back from the file if they no longer do
 //
 // P positions, c thread-seconds a position, e the threads' efficiency in a
-// rank, b bytes a position exchanged (f and b as measured for levels shared
-// out by whole pairs and for levels whose pairs are split), B bytes a second
-// a rank sends, latency(k) a collective's on k ranks. Rounds a level: lookups
+// rank, b bytes a position exchanged and f the team's processor time over
+// one rank's, both measured on teams of 2 for levels shared out by whole
+// pairs and for levels whose pairs are split, and taken in proportion to the
+// part of the lookups that cross ranks on k, (k - 1) / k against 1/2: f(k) =
+// 1 + (f(2) - 1) 2 (k - 1) / k, b(k) = b(2) 2 (k - 1) / k. B bytes a second a
+// rank sends, latency(k) a collective's on k ranks. Rounds a level: lookups
 // and results in rounds of 2^20 positions a member, and for split levels one
-// round of updates per distance (--distances) with two all-reduces. Each rank
-// keeps the tables it solved alone or was sent in its memory (--memory-gib,
-// least recently used dropped first); a table bigger than a quarter of it is
-// shared out instead (c_read a position for a member's share).
+// round of updates per distance (--distances) with two all-reduces. Each
+// rank keeps in its memory (--memory-gib, least recently used dropped first)
+// the tables it solved alone or held whole, and its range of those it solved
+// in a team, as dtb build does. The efficiency is one rank's work (the sum of
+// P c / (T e), nothing read back) over ranks x time.
 //
 //     scaling_projection --variant canadian --pieces 6 --ranks 1,16,64,256
 #include <algorithm>
@@ -119,11 +128,15 @@ Duration solving(const Model& m, const Material& u, int k) {
         d.work = alone_seconds(m, p);
         return d;
     }
+    // Measured on teams of 2, where half of what crosses pairs is elsewhere;
+    // on k ranks (k - 1) / k of it is.
+    const double remote = 2.0 * (k - 1) / k;
     for (std::size_t l = 0; l < u.level_share.size(); ++l) {
         const double share = u.level_share[l];
         const bool split = u.level_configurations[l] < static_cast<std::uint64_t>(m.configurations_per_member) * k;
-        d.work += alone_seconds(m, p * share) * (split ? m.split_overhead : m.whole_overhead) / k;
-        d.exchange += p * share * (split ? m.split_bytes : m.whole_bytes) / k / m.bandwidth;
+        const double f = 1 + ((split ? m.split_overhead : m.whole_overhead) - 1) * remote;
+        d.work += alone_seconds(m, p * share) * f / k;
+        d.exchange += p * share * (split ? m.split_bytes : m.whole_bytes) * remote / k / m.bandwidth;
         const double per_member = p * share / k;
         double rounds = 2 * (3 + std::ceil(per_member / (1 << 20)));  // lookups and results: an all-reduce, exchanges
         if (split) rounds += 3.0 * m.distances;
@@ -132,22 +145,26 @@ Duration solving(const Model& m, const Material& u, int k) {
     return d;
 }
 
-// The tables a rank keeps, least recently used first out.
+// The tables a rank keeps, whole or its share, least recently used first out.
 struct Kept {
-    std::vector<int> order;  // most recent last
+    std::vector<std::pair<int, double>> order;  // table, bytes; most recent last
     double bytes = 0;
-    bool has(int t) const { return std::find(order.begin(), order.end(), t) != order.end(); }
-    void add(int t, double size, double capacity, const std::vector<double>& sizes) {
-        if (has(t)) {
-            order.erase(std::find(order.begin(), order.end(), t));
-            order.push_back(t);
-            return;
+    double capacity = 0;
+    bool has(int t) const {
+        return std::any_of(order.begin(), order.end(), [&](const auto& e) { return e.first == t; });
+    }
+    void add(int t, double size) {
+        const auto it = std::find_if(order.begin(), order.end(), [&](const auto& e) { return e.first == t; });
+        if (it != order.end()) {
+            bytes -= it->second;
+            order.erase(it);
         }
         while (!order.empty() && bytes + size > capacity) {
-            bytes -= sizes[order.front()];
+            bytes -= order.front().second;
             order.erase(order.begin());
         }
-        order.push_back(t);
+        if (size > capacity) return;
+        order.emplace_back(t, size);
         bytes += size;
     }
 };
@@ -159,6 +176,25 @@ struct Outcome {
     int teams = 0, largest_team = 1;
 };
 
+// What each rank keeps (whole tables and its shares of tables solved in a
+// team), and who solved each table.
+struct Keeping {
+    std::vector<Kept> kept;
+    std::vector<std::vector<int>> solved_by;
+    Keeping(int ranks, std::size_t units, double capacity) : kept(ranks), solved_by(units) {
+        for (Kept& k : kept) k.capacity = capacity;
+    }
+    // Some rank has t whole, or every rank that solved it still has its share.
+    bool anywhere(int t, const std::vector<std::vector<bool>>& held) const {
+        for (std::size_t r = 0; r < kept.size(); ++r)
+            if (held[r][t]) return true;
+        if (solved_by[t].empty()) return false;
+        for (int r : solved_by[t])
+            if (!kept[r].has(t)) return false;
+        return true;
+    }
+};
+
 Outcome simulate(const Model& m, const std::vector<Material>& units, int ranks) {
     std::vector<dtb::Scheduler::Unit> su;
     std::vector<double> sizes;
@@ -167,7 +203,14 @@ Outcome simulate(const Model& m, const std::vector<Material>& units, int ranks) 
         sizes.push_back(static_cast<double>(dtb::SolvedValues::bytes_for(u.positions)));
     }
     dtb::Scheduler s(su, std::vector<int>(ranks, 1), m.team_positions);
-    std::vector<Kept> kept(ranks);
+    Keeping keeping(ranks, units.size(), m.memory_bytes);
+    // held[r][t]: rank r keeps table t whole.
+    std::vector<std::vector<bool>> held(ranks, std::vector<bool>(units.size(), false));
+    auto keep = [&](int r, int t, double bytes, bool whole) {
+        keeping.kept[r].add(t, bytes);
+        for (std::size_t x = 0; x < units.size(); ++x) held[r][x] = held[r][x] && keeping.kept[r].has(static_cast<int>(x));
+        held[r][t] = whole && keeping.kept[r].has(t);
+    };
     struct Event {
         double at;
         int unit;
@@ -183,14 +226,23 @@ Outcome simulate(const Model& m, const std::vector<Material>& units, int ranks) 
             const Material& u = units[a.unit];
             Duration d = solving(m, u, k);
             for (int t : u.reads) {
-                if (sizes[t] > m.memory_bytes / 4) {  // shared out: each member reads its share back
-                    d.tables += alone_seconds(m, static_cast<double>(units[t].positions) * m.read_fraction) / k;
+                const double read_back = alone_seconds(m, static_cast<double>(units[t].positions) * m.read_fraction);
+                const bool elsewhere = keeping.anywhere(t, held);
+                if (sizes[t] > m.memory_bytes / 4) {  // shared out: each member takes its range
+                    d.tables += elsewhere ? sizes[t] / k / m.bandwidth : read_back / k;
                     continue;
                 }
-                bool lacking = false;
-                for (int r : a.team) lacking |= !kept[r].has(t);
-                if (lacking) d.tables += sizes[t] / m.bandwidth;
-                for (int r : a.team) kept[r].add(t, sizes[t], m.memory_bytes, sizes);
+                // Held whole by every member: one member has it and sends it
+                // (a broadcast), or fetches it first, or the team reads it
+                // back together and all-gathers it.
+                bool in_team = false, lacking = false;
+                for (int r : a.team) {
+                    in_team |= held[r][t];
+                    lacking |= !held[r][t];
+                }
+                if (lacking && k > 1) d.tables += sizes[t] / m.bandwidth;
+                if (!in_team) d.tables += elsewhere ? sizes[t] / m.bandwidth : read_back / k;
+                for (int r : a.team) keep(r, t, sizes[t], true);
             }
             o.busy += d.total() * k;
             o.exchange += d.exchange * k;
@@ -205,8 +257,9 @@ Outcome simulate(const Model& m, const std::vector<Material>& units, int ranks) 
         const Event e = events.top();
         events.pop();
         now = e.at;
-        if (e.team.size() == 1 && sizes[e.unit] <= m.memory_bytes / 4)
-            kept[e.team[0]].add(e.unit, sizes[e.unit], m.memory_bytes, sizes);
+        keeping.solved_by[e.unit] = e.team;
+        const int k = static_cast<int>(e.team.size());
+        for (int r : e.team) keep(r, e.unit, sizes[e.unit] / k, k == 1);
         for (int r : e.team) s.released(e.unit, r);
         s.finished(e.unit);
     }
@@ -261,7 +314,10 @@ int main(int argc, char** argv) {
                m.threads, m.ns_per_position, m.thread_efficiency, m.whole_overhead, m.split_overhead, m.whole_bytes,
                m.split_bytes, m.bandwidth / 1e9, m.latency_us, m.distances, m.memory_bytes / (1 << 30),
                m.read_fraction);
-    const double one = simulate(m, units, 1).seconds;
+    // Against the work alone: one rank solving every material, no table read back.
+    double one = 0;
+    for (const Material& u : units) one += solving(m, u, 1).work;
+    fmt::print("one rank's work: {}\n", hours(one));
     fmt::print("{:>6} {:>10} {:>11} {:>7} {:>8} {:>10} {:>10} {:>10} {:>10} {:>8}\n", "ranks", "time", "efficiency",
                "teams", "largest", "overhead", "exchange", "rounds", "tables", "idle");
     for (int r : ranks) {

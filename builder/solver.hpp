@@ -823,34 +823,44 @@ private:
     void send_home(const std::vector<Portion>& portions, const SolvedValues& work) {
         const int members = team_->size();
         const Ranges& homes = tables_->homes();
-        // Rounds of at most lookup_positions positions, as many for every member.
+        // Rounds of at most lookup_positions positions, as many for every
+        // member: portions cut into pieces no bigger, a round of pieces.
+        struct Piece {
+            std::size_t portion;
+            std::uint64_t first, last;
+        };
+        std::vector<Piece> pieces;
+        for (std::size_t p = 0; p < portions.size(); ++p)
+            for (std::uint64_t f = portions[p].first; f < portions[p].last; f += options_.lookup_positions)
+                pieces.push_back({p, f, std::min<std::uint64_t>(portions[p].last, f + options_.lookup_positions)});
         std::vector<std::size_t> round_start{0};
         std::uint64_t in_round = 0;
-        for (std::size_t p = 0; p < portions.size(); ++p) {
-            if (in_round > 0 && in_round + portions[p].count() > options_.lookup_positions) {
-                round_start.push_back(p);
+        for (std::size_t i = 0; i < pieces.size(); ++i) {
+            const std::uint64_t count = pieces[i].last - pieces[i].first;
+            if (in_round > 0 && in_round + count > options_.lookup_positions) {
+                round_start.push_back(i);
                 in_round = 0;
             }
-            in_round += portions[p].count();
+            in_round += count;
         }
-        round_start.push_back(portions.size());
+        round_start.push_back(pieces.size());
         const std::uint64_t rounds = team_->all_max(round_start.size() - 1);
         Mailbox<std::byte>& mail = buffers_->results;
         for (std::uint64_t r = 0; r < rounds; ++r) {
-            const std::size_t p0 = r + 1 < round_start.size() ? round_start[r] : portions.size();
-            const std::size_t p1 = r + 1 < round_start.size() ? round_start[r + 1] : portions.size();
-            for (std::size_t p = p0; p < p1; ++p) {
-                const Portion& portion = portions[p];
+            const std::size_t i0 = r + 1 < round_start.size() ? round_start[r] : pieces.size();
+            const std::size_t i1 = r + 1 < round_start.size() ? round_start[r + 1] : pieces.size();
+            for (std::size_t i = i0; i < i1; ++i) {
+                const Portion& portion = portions[pieces[i].portion];
                 const Layout layout = layout_in_work(portion);
                 // Runs of consecutive global positions: a half at a time, cut where the ranges change hands.
-                std::uint64_t l = portion.first;
-                while (l < portion.last) {
+                std::uint64_t l = pieces[i].first;
+                while (l < pieces[i].last) {
                     const int h = layout.half_of(l);
                     const std::uint64_t g = layout.global(l);
                     const int home = homes.owner(g);
                     const std::uint64_t half_end = (h + 1) * layout.king_placements;
                     const std::uint64_t end = std::min<std::uint64_t>(
-                        {portion.last, half_end, l + (homes.first(home + 1) - g)});
+                        {pieces[i].last, half_end, l + (homes.first(home + 1) - g)});
                     const auto count = static_cast<std::uint32_t>(end - l);
                     std::vector<std::byte>& o = mail.to(home);
                     const std::size_t at = o.size();
