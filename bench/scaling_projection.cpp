@@ -56,17 +56,21 @@ namespace {
 
 struct Model {
     int threads = 32;                     // T
-    double ns_per_position = 1000;        // c, one thread, a material alone
+    double ns_per_position = 667;         // c, one thread, a material alone (Canadian up to 5 pieces)
     double thread_efficiency = 0.9;       // e
-    double whole_overhead = 1.14;         // f, levels shared out by whole pairs
-    double split_overhead = 1.28;         // f, levels whose pairs are split
-    double whole_bytes = 19;              // b, bytes a position, whole pairs
-    double split_bytes = 10;              // b, split pairs
+    double whole_overhead = 1.07;         // f, levels shared out by whole pairs
+    double men_overhead = 1.19;           // f, the same, men only (a position a pair)
+    double split_overhead = 1.07;         // f, levels whose pairs are split
+    double whole_bytes = 9.0;             // b, bytes a position, whole pairs
+    double men_bytes = 27.5;              // b, men only
+    double split_bytes = 7.06;            // b, split pairs
     double bandwidth = 12.5e9;            // B, bytes a second a rank sends
     double latency_us = 5;                // a collective's latency: latency x (1 + log2 k) + 0.5 us x k
     double read_fraction = 0.5;           // c_read / c: reading a table back, over solving it
-    double memory_bytes = 192e9;          // a rank's memory for tables
+    double memory_bytes = 192.0 * (1 << 30);  // a rank's memory for tables
     int distances = 150;                  // rounds of updates of a split level
+    double held_ratio = 4;                // a team of k holds a table whole only if k P' <= this x P (dtb's)
+    double shared_bytes = 1.45;           // bytes a position more when what it reads is shared out (measured)
     std::uint64_t team_positions = std::uint64_t{1} << 24;
     int configurations_per_member = 8;
 };
@@ -134,9 +138,11 @@ Duration solving(const Model& m, const Material& u, int k) {
     for (std::size_t l = 0; l < u.level_share.size(); ++l) {
         const double share = u.level_share[l];
         const bool split = u.level_configurations[l] < static_cast<std::uint64_t>(m.configurations_per_member) * k;
-        const double f = 1 + ((split ? m.split_overhead : m.whole_overhead) - 1) * remote;
-        d.work += alone_seconds(m, p * share) * f / k;
-        d.exchange += p * share * (split ? m.split_bytes : m.whole_bytes) * remote / k / m.bandwidth;
+        const bool men_only = u.material.men() == u.material.pieces();
+        const double f2 = split ? m.split_overhead : men_only ? m.men_overhead : m.whole_overhead;
+        const double b2 = split ? m.split_bytes : men_only ? m.men_bytes : m.whole_bytes;
+        d.work += alone_seconds(m, p * share) * (1 + (f2 - 1) * remote) / k;
+        d.exchange += p * share * b2 * remote / k / m.bandwidth;
         const double per_member = p * share / k;
         double rounds = 2 * (3 + std::ceil(per_member / (1 << 20)));  // lookups and results: an all-reduce, exchanges
         if (split) rounds += 3.0 * m.distances;
@@ -225,11 +231,16 @@ Outcome simulate(const Model& m, const std::vector<Material>& units, int ranks) 
             const int k = static_cast<int>(a.team.size());
             const Material& u = units[a.unit];
             Duration d = solving(m, u, k);
+            bool shared = false;
             for (int t : u.reads) {
                 const double read_back = alone_seconds(m, static_cast<double>(units[t].positions) * m.read_fraction);
                 const bool elsewhere = keeping.anywhere(t, held);
-                if (sizes[t] > m.memory_bytes / 4) {  // shared out: each member takes its range
+                const double p_t = static_cast<double>(units[t].positions);
+                if (sizes[t] > m.memory_bytes / 4 ||
+                    (k > 1 && k * p_t > m.held_ratio * static_cast<double>(u.positions))) {
+                    // Shared out: each member takes its range, and asks for values in it.
                     d.tables += elsewhere ? sizes[t] / k / m.bandwidth : read_back / k;
+                    shared = true;
                     continue;
                 }
                 // Held whole by every member: one member has it and sends it
@@ -244,6 +255,8 @@ Outcome simulate(const Model& m, const std::vector<Material>& units, int ranks) 
                 if (!in_team) d.tables += elsewhere ? sizes[t] / m.bandwidth : read_back / k;
                 for (int r : a.team) keep(r, t, sizes[t], true);
             }
+            if (shared && k > 1)
+                d.exchange += static_cast<double>(u.positions) * m.shared_bytes * 2.0 * (k - 1) / k / k / m.bandwidth;
             o.busy += d.total() * k;
             o.exchange += d.exchange * k;
             o.rounds += d.rounds * k;
@@ -286,10 +299,13 @@ int main(int argc, char** argv) {
     app.add_option("--threads", m.threads, "threads a rank");
     app.add_option("--ns-per-position", m.ns_per_position, "thread nanoseconds a position, a material alone (measured)");
     app.add_option("--thread-efficiency", m.thread_efficiency, "speed-up of a rank's threads over their number");
-    app.add_option("--whole-overhead", m.whole_overhead, "a team's processor time over one rank's, whole pairs (measured)");
+    app.add_option("--whole-overhead", m.whole_overhead,
+                   "a team of 2's processor time over one rank's, whole pairs (measured)");
+    app.add_option("--men-overhead", m.men_overhead, "the same, whole pairs of men only (measured)");
     app.add_option("--split-overhead", m.split_overhead, "the same, split pairs (measured)");
-    app.add_option("--whole-bytes", m.whole_bytes, "bytes a position exchanged, whole pairs (measured)");
-    app.add_option("--split-bytes", m.split_bytes, "bytes a position exchanged, split pairs (measured)");
+    app.add_option("--whole-bytes", m.whole_bytes, "bytes a position a team of 2 exchanges, whole pairs (measured)");
+    app.add_option("--men-bytes", m.men_bytes, "the same, men only (measured)");
+    app.add_option("--split-bytes", m.split_bytes, "the same, split pairs (measured)");
     app.add_option("--bandwidth", m.bandwidth, "bytes a second a rank sends (assumed)");
     app.add_option("--latency-us", m.latency_us, "a collective's latency in microseconds (assumed)");
     app.add_option("--distances", m.distances, "rounds of updates a split level (assumed)");
@@ -297,6 +313,8 @@ int main(int argc, char** argv) {
     double memory_gib = m.memory_bytes / (1 << 30);
     app.add_option("--memory-gib", memory_gib, "a rank's memory for tables (assumed)");
     app.add_option("--team-positions", m.team_positions, "as dtb build's");
+    app.add_option("--held-ratio", m.held_ratio, "a team of k holds a table of P' positions whole if k P' <= this x P");
+    app.add_option("--shared-bytes", m.shared_bytes, "bytes a position more when tables are shared out (measured)");
     CLI11_PARSE(app, argc, argv);
     m.memory_bytes = memory_gib * (1 << 30);
 
@@ -308,12 +326,12 @@ int main(int argc, char** argv) {
     }
     fmt::print("{} up to {} pieces: {} materials, {:.3g} positions, the largest {:.3g}\n", variant, pieces, units.size(),
                static_cast<double>(total), static_cast<double>(largest));
-    fmt::print("model: {} threads a rank at {:.0f} ns a position (efficiency {}), team overhead {} (whole pairs) and {} "
-               "(split), {} and {} bytes a position, {:.1f} GB/s, {} us latency, {} distances a split level, "
-               "{:.0f} GiB a rank, reading back {} of a solve\n",
-               m.threads, m.ns_per_position, m.thread_efficiency, m.whole_overhead, m.split_overhead, m.whole_bytes,
-               m.split_bytes, m.bandwidth / 1e9, m.latency_us, m.distances, m.memory_bytes / (1 << 30),
-               m.read_fraction);
+    fmt::print("model: {} threads a rank at {:.0f} ns a position (efficiency {}); a team of 2's overhead {} (whole "
+               "pairs), {} (men only), {} (split) and bytes a position {}, {}, {}; {:.1f} GB/s, {} us latency, {} "
+               "distances a split level, {:.0f} GiB a rank, reading back {} of a solve\n",
+               m.threads, m.ns_per_position, m.thread_efficiency, m.whole_overhead, m.men_overhead, m.split_overhead,
+               m.whole_bytes, m.men_bytes, m.split_bytes, m.bandwidth / 1e9, m.latency_us, m.distances,
+               m.memory_bytes / (1 << 30), m.read_fraction);
     // Against the work alone: one rank solving every material, no table read back.
     double one = 0;
     for (const Material& u : units) one += solving(m, u, 1).work;

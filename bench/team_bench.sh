@@ -9,6 +9,9 @@
 #     bench/team_bench.sh VARIANT MATERIAL [RANKS...]     (default ranks: 2 3)
 #     bench/team_bench.sh international KKKvKK 2 4
 #
+# DTB_TEAM_OPTIONS adds dtb build options to the team runs (for instance
+# `--memory 0.001`: every table the material reads shared out, none held whole).
+#
 # Ranks are started with --bind-to none (threads share the cores as the OS
 # places them) and oversubscribe freely; on a machine with fewer cores than
 # ranks the seconds mean little, the processor seconds still do.
@@ -61,4 +64,4 @@ print(f"{m:<14} {label:<12} {seconds:8.2f} {cpu:10.2f} {positions / seconds / 1e
 EOF
 }
 run "1x$threads" 1 "$threads"
-for n in "${ranks[@]}"; do run "team ${n}x1" "$n" 1 --team-positions 1; done
+for n in "${ranks[@]}"; do run "team ${n}x1" "$n" 1 --team-positions 1 ${DTB_TEAM_OPTIONS:-}; done

@@ -81,7 +81,9 @@ std::optional<ManifestEntry> solve_in_team(Team& team, const BuildOptions& o, co
     std::vector<Material> shared;
     for (const Material& s : leads_to) {
         std::shared_ptr<const SolvedValues> copy = cache ? cache->find_whole(s) : nullptr;
-        const bool room = copy || (cache && cache->room_for(SolvedValues::bytes_for(positions(s))));
+        const bool worth = static_cast<double>(k) * static_cast<double>(positions(s)) <=
+                           o.team.held_ratio * static_cast<double>(positions(m));
+        const bool room = worth && (copy || (cache && cache->room_for(SolvedValues::bytes_for(positions(s)))));
         if (team.all_sum(room ? 1 : 0) != k) {
             shared.push_back(s);
             continue;

@@ -159,6 +159,12 @@ struct TeamOptions {
     // Whole pairs of at least this many positions are solved one at a time
     // with all threads (MaterialSolver::shared_pair_positions; tests lower it).
     std::uint64_t shared_pair_positions = 1 << 15;
+    // A team of k holds a table of P' positions whole (every member a copy)
+    // only if k P' <= held_ratio x P, P the positions of the material it
+    // solves: each member receives the whole table, against 1/k of it when
+    // it is shared out, so in a big team only small tables are worth a copy
+    // (docs/scaling.md). 0: every table shared out.
+    double held_ratio = 4;
 };
 
 // The first of member j's share when `total` things are shared out among

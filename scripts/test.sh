@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing, builds, runs ctest; then
+#  - a one-node Slurm cluster on this machine running cluster/dtb-build.sbatch
+#    unchanged (scripts/slurm_check.sh; installs Slurm and munge if missing),
 #  - the same tests built with clang under AddressSanitizer and
 #    UndefinedBehaviorSanitizer (build-asan),
 #  - the probe library's table tests under ThreadSanitizer (build-tsan); the
@@ -14,6 +16,9 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 
 "$here/scripts/build.sh"
 (cd "$here/build" && ctest --output-on-failure --timeout 1200 -j "$(nproc)")
+
+echo "== cluster/dtb-build.sbatch on a one-node Slurm cluster"
+"$here/scripts/slurm_check.sh" "$here/build"
 
 # sanitized_build DIR SANITIZERS [TARGET...]: configures (once) and builds with clang.
 sanitized_build() {

@@ -139,9 +139,15 @@ TeamOptions whole_shared_pairs() {
     return o;
 }
 
+// Every table that fits held whole, however big against the material.
+TeamOptions hold_all(TeamOptions o) {
+    o.held_ratio = 1e30;
+    return o;
+}
+
 TEST(TeamSolver, BrazilianSplit2) { check_team<draughts::Brazilian>(3, 2, split_everything()); }
 TEST(TeamSolver, BrazilianWhole3HeldSome) { check_team<draughts::Brazilian>(3, 3, whole_pairs(), Held::some); }
-TEST(TeamSolver, AmericanSplit3HeldAll) { check_team<draughts::American>(3, 3, split_everything(), Held::all); }
+TEST(TeamSolver, AmericanSplit3HeldAll) { check_team<draughts::American>(3, 3, hold_all(split_everything()), Held::all); }
 TEST(TeamSolver, RussianWhole2) { check_team<draughts::Russian>(3, 2, whole_pairs()); }
 TEST(TeamSolver, InternationalDefault3HeldAll) { check_team<draughts::International>(3, 3, TeamOptions{}, Held::all); }
 TEST(TeamSolver, CanadianSplit2HeldSome) { check_team<draughts::Canadian>(3, 2, split_everything(), Held::some); }
@@ -151,12 +157,12 @@ TEST(TeamSolver, International6Whole2HeldSome) {
 }
 TEST(TeamSolver, InternationalWholeShared2) { check_team<draughts::International>(3, 2, whole_shared_pairs()); }
 TEST(TeamSolver, American6WholeShared3HeldAll) {
-    check_team<draughts::American6>(4, 3, whole_shared_pairs(), Held::all);
+    check_team<draughts::American6>(4, 3, hold_all(whole_shared_pairs()), Held::all);
 }
 TEST(TeamSolver, American6Default4) { check_team<draughts::American6>(4, 4, TeamOptions{}); }
-TEST(TeamSolver, BrazilianWhole3Passed) { check_team<draughts::Brazilian>(3, 3, whole_pairs(), Held::passed); }
+TEST(TeamSolver, BrazilianWhole3Passed) { check_team<draughts::Brazilian>(3, 3, hold_all(whole_pairs()), Held::passed); }
 TEST(TeamSolver, International6Split2Passed) {
-    check_team<draughts::International6>(4, 2, split_everything(), Held::passed);
+    check_team<draughts::International6>(4, 2, hold_all(split_everything()), Held::passed);
 }
 
 }  // namespace
