@@ -122,21 +122,14 @@ private:
         const Clock::time_point start = Clock::now();
         progress_->started(m);
         Node& node = nodes_[m];
-        std::vector<std::shared_ptr<const SolvedValues>> in_memory;
-        bool on_disk = false;
-        for (const Material& s : node.plan->successors) {
-            if (auto values = acquire(s))
-                in_memory.push_back(std::move(values));
-            else
-                on_disk = true;
-        }
-        std::optional<Prober<V>> prober;
-        if (on_disk) prober.emplace(o_.dir);
-        const Successors<V> successors(in_memory, prober ? &*prober : nullptr);
         SolveProgress hooks{[&](int level, int levels) { progress_->level(m, level, levels); },
                             [&](std::uint64_t n) { progress_->positions(n); }};
-        auto values = std::make_shared<const SolvedValues>(MaterialSolver<V>(m, successors, hooks).solve());
-        in_memory.clear();
+        std::shared_ptr<const SolvedValues> values;
+        {
+            const SuccessorTables<V> tables(node.plan->successors, o_.dir,
+                                            [&](const Material& s) { return acquire(s); });
+            values = std::make_shared<const SolvedValues>(MaterialSolver<V>(m, tables.get(), hooks).solve());
+        }  // the tables it read let go before they are released
         for (const Material& s : node.plan->successors) release(s);
 
         ManifestEntry entry = write_solved(o_, N, plan_.variant_dir(), *values);

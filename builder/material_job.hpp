@@ -44,6 +44,35 @@ inline ManifestEntry write_solved(const BuildOptions& o, int board_size, const s
     return entry;
 }
 
+// The tables a material solved by one process or rank leads to: those
+// `find` gives (whole, in memory; null if not) and the others read through a
+// prober of the tables in `dir`. Keeps what it found while it lives.
+template <class V>
+class SuccessorTables {
+public:
+    template <class Find>
+    SuccessorTables(const std::vector<Material>& materials, const std::filesystem::path& dir, Find&& find) {
+        bool on_disk = false;
+        for (const Material& s : materials) {
+            if (std::shared_ptr<const SolvedValues> values = find(s))
+                in_memory_.push_back(std::move(values));
+            else
+                on_disk = true;
+        }
+        if (on_disk) prober_.emplace(dir);
+        successors_.emplace(in_memory_, prober_ ? &*prober_ : nullptr);
+    }
+    SuccessorTables(const SuccessorTables&) = delete;
+    SuccessorTables& operator=(const SuccessorTables&) = delete;
+
+    const Successors<V>& get() const noexcept { return *successors_; }
+
+private:
+    std::vector<std::shared_ptr<const SolvedValues>> in_memory_;
+    std::optional<Prober<V>> prober_;  // successors_ points to it
+    std::optional<Successors<V>> successors_;
+};
+
 // Where a team member finds tables besides its cache and their files: the
 // other ranks that keep them (builder/mpi/table_exchange.hpp). Either may be empty.
 struct TableSources {

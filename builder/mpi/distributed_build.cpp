@@ -428,18 +428,9 @@ private:
     // memory where the budget allows and read from their files otherwise.
     ManifestEntry solve_alone(const Material& m, const Holders& holders) {
         maybe_kill_rank(session_.rank, m);
-        std::vector<std::shared_ptr<const SolvedValues>> in_memory;
-        bool on_disk = false;
-        for (const Material& s : successors(m)) {
-            if (std::shared_ptr<const SolvedValues> values = whole_table(s, holders))
-                in_memory.push_back(std::move(values));
-            else
-                on_disk = true;
-        }
-        std::optional<Prober<V>> prober;
-        if (on_disk) prober.emplace(o_.dir);
-        const Successors<V> successors(in_memory, prober ? &*prober : nullptr);
-        auto values = std::make_shared<const SolvedValues>(MaterialSolver<V>(m, successors).solve());
+        const SuccessorTables<V> tables(successors(m), o_.dir,
+                                        [&](const Material& s) { return whole_table(s, holders); });
+        auto values = std::make_shared<const SolvedValues>(MaterialSolver<V>(m, tables.get()).solve());
         const ManifestEntry entry = write_solved(o_, N, variant_dir_, *values);
         maybe_kill_after_write(m);
         cache_.keep(std::move(values));  // for the materials that read it, if they come here
