@@ -31,7 +31,8 @@
 // rank keeps in its memory (--memory-gib, least recently used dropped first)
 // the tables it solved alone or held whole, and its range of those it solved
 // in a team, as dtb build does. The efficiency is one rank's work (the sum of
-// P c / (T e), nothing read back) over ranks x time.
+// P c / (T e), nothing read back) over ranks x time; the idle time is also
+// given for the moments when no material was ready to start.
 //
 //     scaling_projection --variant canadian --pieces 6 --ranks 1,16,64,256
 #include <algorithm>
@@ -179,6 +180,7 @@ struct Outcome {
     double seconds = 0;
     double busy = 0;  // rank-seconds in work
     double exchange = 0, rounds = 0, tables = 0, overhead = 0;
+    double idle_none_ready = 0;  // rank-seconds idle while no material was ready to start
     int teams = 0, largest_team = 1;
 };
 
@@ -226,6 +228,8 @@ Outcome simulate(const Model& m, const std::vector<Material>& units, int ranks) 
     std::priority_queue<Event> events;
     Outcome o;
     double now = 0;
+    std::vector<int> state(units.size(), 0);  // waiting, running, done
+    int busy_ranks = 0;
     while (!s.all_finished()) {
         for (const auto& a : s.assign()) {
             const int k = static_cast<int>(a.team.size());
@@ -265,11 +269,20 @@ Outcome simulate(const Model& m, const std::vector<Material>& units, int ranks) 
             if (k > 1) ++o.teams;
             o.largest_team = std::max(o.largest_team, k);
             events.push({now + d.total(), a.unit, a.team});
+            state[a.unit] = 1;
+            busy_ranks += k;
         }
         if (events.empty()) throw std::logic_error("the simulated build is stuck");
         const Event e = events.top();
         events.pop();
+        bool ready = false;
+        for (std::size_t x = 0; x < units.size() && !ready; ++x)
+            ready = state[x] == 0 && std::all_of(units[x].waits_for.begin(), units[x].waits_for.end(),
+                                                 [&](int w) { return state[w] == 2; });
+        if (!ready) o.idle_none_ready += (ranks - busy_ranks) * (e.at - now);
         now = e.at;
+        state[e.unit] = 2;
+        busy_ranks -= static_cast<int>(e.team.size());
         keeping.solved_by[e.unit] = e.team;
         const int k = static_cast<int>(e.team.size());
         for (int r : e.team) keep(r, e.unit, sizes[e.unit] / k, k == 1);
@@ -336,14 +349,14 @@ int main(int argc, char** argv) {
     double one = 0;
     for (const Material& u : units) one += solving(m, u, 1).work;
     fmt::print("one rank's work: {}\n", hours(one));
-    fmt::print("{:>6} {:>10} {:>11} {:>7} {:>8} {:>10} {:>10} {:>10} {:>10} {:>8}\n", "ranks", "time", "efficiency",
-               "teams", "largest", "overhead", "exchange", "rounds", "tables", "idle");
+    fmt::print("{:>6} {:>10} {:>11} {:>7} {:>8} {:>10} {:>10} {:>10} {:>10} {:>8} {:>15}\n", "ranks", "time",
+               "efficiency", "teams", "largest", "overhead", "exchange", "rounds", "tables", "idle", "none ready");
     for (int r : ranks) {
         const Outcome o = simulate(m, units, r);
         const double capacity = o.seconds * r;
-        fmt::print("{:>6} {:>10} {:>10.1f}% {:>7} {:>8} {:>9.1f}% {:>9.1f}% {:>9.1f}% {:>9.1f}% {:>7.1f}%\n", r,
+        fmt::print("{:>6} {:>10} {:>10.1f}% {:>7} {:>8} {:>9.1f}% {:>9.1f}% {:>9.1f}% {:>9.1f}% {:>7.1f}% {:>14.1f}%\n", r,
                    hours(o.seconds), 100 * one / capacity, o.teams, o.largest_team, 100 * o.overhead / capacity,
                    100 * o.exchange / capacity, 100 * o.rounds / capacity, 100 * o.tables / capacity,
-                   100 * (capacity - o.busy) / capacity);
+                   100 * (capacity - o.busy) / capacity, 100 * o.idle_none_ready / capacity);
     }
 }
