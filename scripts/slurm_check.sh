@@ -99,8 +99,8 @@ done
 [[ $state == idle ]] || { echo "slurm_check: the node did not come up ($state); see $work/log" >&2; exit 1; }
 echo "slurm_check: one-node cluster up ($node, $cpus CPUs); srun offers: $(srun --mpi=list 2>&1 | tr '\n' ' ')"
 
-# A small build: Brazilian up to 4 pieces, 2 ranks of 1 thread, teams forced
-# small so that ranks solve materials together too; or, with --requeue, one
+# A small build: Brazilian up to 4 pieces, 2 ranks of 1 thread, teams allowed
+# small so that ranks may solve materials together too; or, with --requeue, one
 # that outlasts its time limit.
 export SOURCE_DATE_EPOCH=1767225600
 pieces=4 limit=(--time=10) teams=60000
@@ -123,7 +123,10 @@ if [[ -n $requeue ]]; then
   grep -q "requeueing job $job" "$output" || { echo "slurm_check: the job was not requeued" >&2; exit 1; }
   grep -q "already built" "$output" || { echo "slurm_check: the requeued job did not resume" >&2; exit 1; }
 else
-  grep -q " on 2 ranks$" "$output" || { echo "slurm_check: no material was solved by a team of 2 ranks" >&2; exit 1; }
+  # Whether teams form depends on timing (a material's team is its share of
+  # the work ready when it starts); tests/cli/mpi_build_cli.cmake checks one
+  # that must. Here it is only said.
+  echo "slurm_check: $(grep -c " on 2 ranks$" "$output" || true) materials solved by a team of 2 ranks"
 fi
 "$dtb" verify --variant brazilian --dir "$work/tables" | tail -1
 for f in "$work"/reference/brazilian/*.wld "$work"/reference/brazilian/*.dtw; do
