@@ -43,12 +43,21 @@ std::vector<Scheduler::Assignment> Scheduler::assign() {
     std::vector<Assignment> out;
     std::stable_sort(ready_.begin(), ready_.end(), [&](int a, int b) { return priority_[a] > priority_[b]; });
     const int ranks = static_cast<int>(running_on_.size());
-    double active = running_positions_;
-    for (int u : ready_) active += static_cast<double>(units_[u].positions);
+    double ready = 0;
+    for (int u : ready_) ready += static_cast<double>(units_[u].positions);
+    const double active = running_positions_ + ready;
+    int free = 0;
+    for (int r = 0; r < ranks; ++r) free += !in_team_[r] && running_on_[r] == 0;
     std::size_t taken = 0;
     for (; taken < ready_.size(); ++taken) {
         const int u = ready_[taken];
-        const double share = ranks * static_cast<double>(units_[u].positions) / std::max(1.0, active);
+        // Its share of all ranks by the work ready or running, or, if more,
+        // its share of the ranks free now by the work ready: ranks that
+        // nothing else ready could use join the teams (a team keeps its
+        // ranks to the end of its material, so ranks left out of it may
+        // find nothing to do while it runs).
+        const auto positions = static_cast<double>(units_[u].positions);
+        const double share = std::max(ranks * positions / std::max(1.0, active), free * positions / std::max(1.0, ready));
         team_size_[u] = std::clamp(static_cast<int>(share + 0.5), 1, max_team_[u]);
         if (team_size_[u] == 1) {
             // The rank that solved the most of what u reads, then the one with

@@ -32,6 +32,28 @@ TEST(Scheduler, TeamsInProportion) {
     EXPECT_EQ(s.team_size(0), 6);
 }
 
+// Ranks nothing else could use join a team: on 8 ranks, units 0 (4000
+// positions) and 1 (1000) start on 6 and 2 ranks (8 x 4000 / 5000 = 6.4).
+// When unit 1 ends, unit 2 (200, after unit 1, a team of 2 at most) is the
+// only work ready: its share of all ranks by the work ready or running,
+// 8 x 200 / 4200, is one rank, but the 2 ranks unit 1 left have nothing else
+// to do (unit 0 keeps its 6 to its end), so it gets both.
+TEST(Scheduler, FreeRanksJoinTheReadyWork) {
+    Scheduler s({{4000, {}}, {1000, {}}, {200, {1}}}, {1, 1, 1, 1, 1, 1, 1, 1}, 100);
+    auto a = s.assign();
+    ASSERT_EQ(a.size(), 2u);
+    EXPECT_EQ(a[0].unit, 0);
+    EXPECT_EQ(a[0].team.size(), 6u);
+    EXPECT_EQ(a[1].unit, 1);
+    EXPECT_EQ(a[1].team.size(), 2u);
+    for (int r : a[1].team) s.released(1, r);
+    s.finished(1);
+    a = s.assign();
+    ASSERT_EQ(a.size(), 1u);
+    EXPECT_EQ(a[0].unit, 2);
+    EXPECT_EQ(a[0].team.size(), 2u);
+}
+
 // Many units ready on few ranks: each gets one rank, none a team.
 TEST(Scheduler, ManyUnitsOneRankEach) {
     Scheduler s({{300, {}}, {300, {}}, {300, {}}, {300, {}}}, {1, 1}, 100);
