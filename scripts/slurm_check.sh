@@ -11,7 +11,8 @@
 # With --requeue the build is one that outlasts a one-minute time limit
 # (Brazilian up to 5 pieces on 2 ranks of 1 thread) and Slurm is told to warn
 # the job 40 s before the end: the job must requeue itself, start again,
-# skip the tables it finished and complete (about 2 minutes).
+# skip the tables it finished and complete (3 to 6 minutes, most of it
+# Slurm holding the requeued job back).
 #
 # Needs root (it installs packages and starts the daemons). Exit status 0
 # only if the job ran and its tables are right. DTB_SLURM_LAUNCHER=mpiexec
