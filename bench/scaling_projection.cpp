@@ -90,9 +90,7 @@ std::vector<Material> plan(int pieces) {
     constexpr int N = V::board_size;
     std::vector<Material> out;
     const std::vector<dtb::Material> order = dtb::build_order(dtb::materials_up_to(pieces));
-    auto positions = [](const dtb::Material& m) {
-        return static_cast<std::uint64_t>(dtb::sides_of(m)) * dtb::Index<N>(m).size();
-    };
+    const auto positions = dtb::table_positions<N>;
     for (const dtb::Material& m : order) {
         Material u;
         u.material = m;

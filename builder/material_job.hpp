@@ -99,9 +99,7 @@ std::optional<ManifestEntry> solve_in_team(Team& team, const BuildOptions& o, co
                                            const Material& m, ValuesCache* cache, const TableSources& sources = {},
                                            SolveProgress progress = {}) {
     std::vector<Material> leads_to = successors(m);
-    auto positions = [](const Material& s) {
-        return static_cast<std::uint64_t>(sides_of(s)) * Index<V::board_size>(s).size();
-    };
+    const auto positions = table_positions<V::board_size>;
     std::stable_sort(leads_to.begin(), leads_to.end(),
                      [&](const Material& a, const Material& b) { return positions(a) < positions(b); });
     const Prober<V> prober(o.dir);

@@ -47,7 +47,7 @@ std::vector<Scheduler::Assignment> Scheduler::assign() {
     for (int u : ready_) ready += static_cast<double>(units_[u].positions);
     const double active = running_positions_ + ready;
     int free = 0;
-    for (int r = 0; r < ranks; ++r) free += !in_team_[r] && running_on_[r] == 0;
+    for (int r = 0; r < ranks; ++r) free += idle(r);
     std::size_t taken = 0;
     for (; taken < ready_.size(); ++taken) {
         const int u = ready_[taken];
@@ -78,7 +78,7 @@ std::vector<Scheduler::Assignment> Scheduler::assign() {
         } else {
             std::vector<int> team;
             for (int r = 0; r < ranks && static_cast<int>(team.size()) < team_size_[u]; ++r)
-                if (!in_team_[r] && running_on_[r] == 0) team.push_back(r);
+                if (idle(r)) team.push_back(r);
             if (static_cast<int>(team.size()) < team_size_[u]) break;  // the ranks it waits for drain first
             for (int r : team) in_team_[r] = true;
             out.push_back({u, std::move(team)});
@@ -110,7 +110,7 @@ void Scheduler::finished(int unit) {
 bool Scheduler::stuck() const noexcept {
     if (all_finished() || running_ > 0 || !ready_.empty()) return false;
     for (int r = 0; r < static_cast<int>(running_on_.size()); ++r)
-        if (running_on_[r] > 0 || in_team_[r]) return false;
+        if (!idle(r)) return false;
     return true;
 }
 

@@ -52,6 +52,9 @@ public:
     bool stuck() const noexcept;
 
 private:
+    // Whether rank r runs nothing (a team may take it).
+    bool idle(int r) const noexcept { return !in_team_[r] && running_on_[r] == 0; }
+
     std::vector<Unit> units_;
     std::vector<std::vector<int>> dependents_;
     std::vector<int> pending_;  // unfinished units each one waits for

@@ -16,6 +16,13 @@
 
 namespace dtb {
 
+// The positions of canonical material m's table on an N x N board: both
+// sides to move, or one side when m is its own mirror image.
+template <int N>
+std::uint64_t table_positions(const Material& m) {
+    return static_cast<std::uint64_t>(sides_of(m)) * Index<N>(m).size();
+}
+
 // The positions of one canonical material, both sides (docs/format.md,
 // "Positions"), or a range of them (a team member's share): each one's DTW
 // code (value.hpp), capture positions included with their true value, and one

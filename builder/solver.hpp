@@ -718,6 +718,25 @@ private:
         }
     }
 
+    // Where the rounds of a team's exchange start when n items of size(i)
+    // positions are taken in order, at most lookup_positions positions a
+    // round (an item bigger: a round of its own); n last.
+    template <class Size>
+    std::vector<std::size_t> round_starts(std::size_t n, Size&& size) const {
+        std::vector<std::size_t> starts{0};
+        std::uint64_t in_round = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::uint64_t count = size(i);
+            if (in_round > 0 && in_round + count > options_.lookup_positions) {
+                starts.push_back(i);
+                in_round = 0;
+            }
+            in_round += count;
+        }
+        starts.push_back(n);
+        return starts;
+    }
+
     // Looks up every value the member's positions need from outside their
     // pairs, in rounds that every member takes part in (answering the others'
     // questions even when it has none): each chunk gets its answers, in one
@@ -726,18 +745,11 @@ private:
                  std::vector<std::uint8_t>& meta, std::vector<std::vector<std::uint16_t>>& entries) {
         const int members = team_->size();
         // Rounds of at most lookup_positions positions (and one chunk at least).
-        std::vector<std::size_t> round_start{0};
-        std::uint64_t in_round = 0;
-        for (std::size_t c = 0; c < chunks.size(); ++c) {
+        const std::vector<std::size_t> round_start = round_starts(chunks.size(), [&](std::size_t c) {
             std::uint64_t n = 0;
             for_each_run(chunks[c], portions, [&](const Layout&, std::uint64_t f, std::uint64_t l) { n += l - f; });
-            if (in_round > 0 && in_round + n > options_.lookup_positions) {
-                round_start.push_back(c);
-                in_round = 0;
-            }
-            in_round += n;
-        }
-        round_start.push_back(chunks.size());
+            return n;
+        });
         const std::uint64_t rounds = team_->all_max(round_start.size() - 1);
         TeamBuffers& b = *buffers_;
         Mailbox<std::uint64_t>& questions = b.questions;
@@ -833,17 +845,8 @@ private:
         for (std::size_t p = 0; p < portions.size(); ++p)
             for (std::uint64_t f = portions[p].first; f < portions[p].last; f += options_.lookup_positions)
                 pieces.push_back({p, f, std::min<std::uint64_t>(portions[p].last, f + options_.lookup_positions)});
-        std::vector<std::size_t> round_start{0};
-        std::uint64_t in_round = 0;
-        for (std::size_t i = 0; i < pieces.size(); ++i) {
-            const std::uint64_t count = pieces[i].last - pieces[i].first;
-            if (in_round > 0 && in_round + count > options_.lookup_positions) {
-                round_start.push_back(i);
-                in_round = 0;
-            }
-            in_round += count;
-        }
-        round_start.push_back(pieces.size());
+        const std::vector<std::size_t> round_start =
+            round_starts(pieces.size(), [&](std::size_t i) { return pieces[i].last - pieces[i].first; });
         const std::uint64_t rounds = team_->all_max(round_start.size() - 1);
         Mailbox<std::byte>& mail = buffers_->results;
         for (std::uint64_t r = 0; r < rounds; ++r) {

@@ -52,7 +52,7 @@ public:
         if (successors.size() + 1 > 255) throw std::runtime_error("a material with more than 254 successors");
         const int members = team.size(), me = team.rank();
         const std::uint64_t per_side = Index<N>(solving).size();
-        const std::uint64_t total = static_cast<std::uint64_t>(sides_of(solving)) * per_side;
+        const std::uint64_t total = table_positions<N>(solving);
         add_slot(solving, Ranges::split(total, members, block_shift), SolvedValues());
         Slot& own = slots_.back();
         own.mine = SolvedValues(solving, per_side, own.ranges.first(me), own.ranges.count(me));

@@ -95,20 +95,6 @@ void send_text(MPI_Comm comm, int to, int tag, const std::string& text) {
     check(MPI_Send(text.data(), static_cast<int>(text.size()), MPI_CHAR, to, tag, comm), "MPI_Send");
 }
 
-// A message with `tag` from `from` (or MPI_ANY_SOURCE), if one has come: its sender and text.
-std::optional<std::pair<int, std::string>> try_receive(MPI_Comm comm, int from, int tag) {
-    int found = 0;
-    MPI_Message message;
-    MPI_Status status;
-    check(MPI_Improbe(from, tag, comm, &found, &message, &status), "MPI_Improbe");
-    if (!found) return std::nullopt;
-    int count = 0;
-    MPI_Get_count(&status, MPI_CHAR, &count);
-    std::string text(static_cast<std::size_t>(count), '\0');
-    check(MPI_Mrecv(text.data(), count, MPI_CHAR, &message, MPI_STATUS_IGNORE), "MPI_Mrecv");
-    return std::pair{status.MPI_SOURCE, std::move(text)};
-}
-
 // Test hooks: DTB_TEST_KILL_RANK=R:MATERIAL kills rank R with SIGKILL when it
 // starts solving MATERIAL (a team's member is then in the middle of its
 // team's exchanges), the way a node that fails would; DTB_TEST_FAIL_RANK
@@ -412,8 +398,7 @@ private:
     // solved it, or read from its file; null if the rank has no room for it.
     std::shared_ptr<const SolvedValues> whole_table(const Material& s, const Holders& holders) {
         std::shared_ptr<const SolvedValues> values = cache_.find_whole(s);
-        const std::uint64_t positions = static_cast<std::uint64_t>(sides_of(s)) * Index<N>(s).size();
-        if (values || !cache_.room_for(SolvedValues::bytes_for(positions))) return values;
+        if (values || !cache_.room_for(SolvedValues::bytes_for(table_positions<N>(s)))) return values;
         if ((values = fetch(s, holders))) return values;
         // Its capture positions answered from the tables it leads to that are here, or from their files.
         const TableFile file = open_dtw_table<V>(variant_dir_, s);

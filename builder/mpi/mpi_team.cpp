@@ -112,18 +112,8 @@ void MpiTeam::send(int to, std::span<const std::byte> data) {
 
 std::vector<std::byte> MpiTeam::receive(int from) {
     const auto start = std::chrono::steady_clock::now();
-    MPI_Message message;
-    MPI_Status status;
-    for (int found = 0;;) {
-        check(MPI_Improbe(from, block_tag, comm_, &found, &message, &status), "MPI_Improbe");
-        if (found) break;
-        std::this_thread::sleep_for(std::chrono::microseconds(100));
-    }
+    std::vector<std::byte> data = receive_whole<std::vector<std::byte>>(comm_, from, block_tag).second;
     traffic_.wait_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    int count = 0;
-    check(MPI_Get_count(&status, MPI_BYTE, &count), "MPI_Get_count");
-    std::vector<std::byte> data(static_cast<std::size_t>(count));
-    check(MPI_Mrecv(data.data(), count, MPI_BYTE, &message, MPI_STATUS_IGNORE), "MPI_Mrecv");
     traffic_.bytes_received += data.size();
     return data;
 }

@@ -6,7 +6,12 @@
 // bytes moved are counted for the build's report.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <optional>
+#include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include <mpi.h>
@@ -27,6 +32,32 @@ double wait_politely(MPI_Request& request);
 
 // Throws std::runtime_error naming `what` if an MPI call failed.
 void check(int status, const char* what);
+
+// A message with `tag` from rank `from` (or MPI_ANY_SOURCE) on `comm`,
+// received whole if one has come: its sender and its bytes (Buffer:
+// std::string or std::vector<std::byte>).
+template <class Buffer = std::string>
+std::optional<std::pair<int, Buffer>> try_receive(MPI_Comm comm, int from, int tag) {
+    int found = 0;
+    MPI_Message message;
+    MPI_Status status;
+    check(MPI_Improbe(from, tag, comm, &found, &message, &status), "MPI_Improbe");
+    if (!found) return std::nullopt;
+    int count = 0;
+    check(MPI_Get_count(&status, MPI_BYTE, &count), "MPI_Get_count");
+    Buffer data(static_cast<std::size_t>(count), typename Buffer::value_type{});
+    check(MPI_Mrecv(data.data(), count, MPI_BYTE, &message, MPI_STATUS_IGNORE), "MPI_Mrecv");
+    return std::pair{status.MPI_SOURCE, std::move(data)};
+}
+
+// The same, waiting for the message (probing every 100 µs, sleeping between).
+template <class Buffer = std::string>
+std::pair<int, Buffer> receive_whole(MPI_Comm comm, int from, int tag) {
+    for (;;) {
+        if (auto message = try_receive<Buffer>(comm, from, tag)) return std::move(*message);
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+}
 
 class MpiTeam final : public Team {
 public:

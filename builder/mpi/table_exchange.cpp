@@ -30,31 +30,23 @@ void for_each_piece(std::byte* data, std::size_t bytes, F&& f) {
 
 bool TableExchange::serve() {
     bool acted = false;
-    for (;;) {
-        int found = 0;
-        MPI_Message message;
-        MPI_Status status;
-        check(MPI_Improbe(MPI_ANY_SOURCE, request_tag, comm_, &found, &message, &status), "MPI_Improbe");
-        if (!found) break;
+    while (const auto message = try_receive(comm_, MPI_ANY_SOURCE, request_tag)) {
         acted = true;
-        int length = 0;
-        MPI_Get_count(&status, MPI_CHAR, &length);
-        std::string text(static_cast<std::size_t>(length), '\0');
-        check(MPI_Mrecv(text.data(), length, MPI_CHAR, &message, MPI_STATUS_IGNORE), "MPI_Mrecv");
-        const nlohmann::json request = nlohmann::json::parse(text);
+        const int asker = message->first;
+        const nlohmann::json request = nlohmann::json::parse(message->second);
         const int tag = request.at("tag").get<int>();
         const std::uint64_t first = request.at("first").get<std::uint64_t>();
         const std::uint64_t count = request.at("count").get<std::uint64_t>();
         std::shared_ptr<const SolvedValues> values = cache_.find(Material::parse(request.at("material").get<std::string>()));
         if (values && (count == 0 || !values->holds(first) || !values->holds(first + count - 1))) values = nullptr;
         const std::string answer = nlohmann::json{{"have", values != nullptr}}.dump();
-        check(MPI_Send(answer.data(), static_cast<int>(answer.size()), MPI_CHAR, status.MPI_SOURCE, tag, comm_), "MPI_Send");
+        check(MPI_Send(answer.data(), static_cast<int>(answer.size()), MPI_CHAR, asker, tag, comm_), "MPI_Send");
         if (!values) continue;
         Sending& s = sending_.emplace_back();
         s.values = std::move(values);
         auto send = [&](const void* data, std::size_t bytes) {
             for_each_piece(const_cast<std::byte*>(static_cast<const std::byte*>(data)), bytes, [&](std::byte* p, int n) {
-                check(MPI_Isend(p, n, MPI_BYTE, status.MPI_SOURCE, tag, comm_, &s.requests.emplace_back()), "MPI_Isend");
+                check(MPI_Isend(p, n, MPI_BYTE, asker, tag, comm_, &s.requests.emplace_back()), "MPI_Isend");
             });
             sent_ += bytes;
         };
@@ -83,18 +75,7 @@ bool TableExchange::fetch(int holder, std::uint64_t first, std::uint64_t count, 
     const std::string request =
         nlohmann::json{{"material", into.material.name()}, {"first", first}, {"count", count}, {"tag", tag}}.dump();
     check(MPI_Send(request.data(), static_cast<int>(request.size()), MPI_CHAR, holder, request_tag, comm_), "MPI_Send");
-    MPI_Message message;
-    MPI_Status status;
-    for (int found = 0;;) {
-        check(MPI_Improbe(holder, tag, comm_, &found, &message, &status), "MPI_Improbe");
-        if (found) break;
-        std::this_thread::sleep_for(std::chrono::microseconds(100));
-    }
-    int length = 0;
-    MPI_Get_count(&status, MPI_CHAR, &length);
-    std::string text(static_cast<std::size_t>(length), '\0');
-    check(MPI_Mrecv(text.data(), length, MPI_CHAR, &message, MPI_STATUS_IGNORE), "MPI_Mrecv");
-    if (!nlohmann::json::parse(text).at("have").get<bool>()) return false;
+    if (!nlohmann::json::parse(receive_whole(comm_, holder, tag).second).at("have").get<bool>()) return false;
     std::vector<MPI_Request> requests;
     auto receive = [&](void* data, std::size_t bytes) {
         for_each_piece(static_cast<std::byte*>(data), bytes, [&](std::byte* p, int n) {
