@@ -75,6 +75,9 @@ public:
     // slower on Brazilian 6-piece materials: two pairs' working sets no longer
     // fit the caches.)
     static constexpr std::uint64_t shared_pair_positions = std::uint64_t{1} << 15;
+    // Block pairs of at most this many positions (3 bytes each) have their
+    // predecessors told in place, without listing and prefetching them first.
+    static constexpr std::uint64_t small_pair_positions = std::uint64_t{1} << 12;
 
     // One process: `canonical` is solved against `successors`, which must
     // answer for every material its captures and promotions lead to.
@@ -187,6 +190,27 @@ private:
         Split half[2];
     };
 
+    // A man move of a half's men configuration, whatever the kings (it is
+    // legal where no king stands on `to`). One that does not promote leads
+    // into this material, turned round into the other side one level up:
+    // its children have the men configuration at `base` (global position of
+    // king placement 0) of `index`'s side, and their kings are ranked among
+    // `free`, the squares the child's men leave (in this half's frame).
+    struct ManExit {
+        std::uint8_t from, to;
+        bool promotes;
+        Bitboard target;  // the bit of `to`
+        Bitboard free;
+        std::uint64_t base;
+        const Index<N>* index;
+
+        // The global position of the child of the position with these kings.
+        std::uint64_t child(Bitboard white_kings, Bitboard black_kings) const noexcept {
+            return base + index->rank_kings_turned(white_kings, black_kings, free);
+        }
+    };
+    static constexpr int max_man_exits = 24;
+
     // Where the positions of a pair are. Half h holds king placements
     // [h * K, (h + 1) * K) of the pair's local numbering. A local position l
     // keeps its code at storage(l) of the values being written (the material's
@@ -199,6 +223,9 @@ private:
         std::int64_t state_shift[2];
         const Index<N>* index[2];
         Position men[2];  // each half's men, White to move
+        Bitboard free[2];  // the squares each half's men leave
+        std::array<ManExit, max_man_exits> man_exits[2];
+        int man_exit_count[2];
         bool alone;
         const SplitPair* split;  // null unless the pair is split over the team
 
@@ -236,8 +263,38 @@ private:
             layout.storage_base[h] =
                 static_cast<std::int64_t>(layout.base[h]) - static_cast<std::int64_t>(h * layout.king_placements);
             layout.men[h] = sides_[side].unrank_men(pair.men[h]);
+            layout.free[h] = Position::geometry::board & ~layout.men[h].occupied();
+            set_man_exits(layout, h);
         }
         return layout;
+    }
+
+    // The man moves of half h's men configuration (for_each_man_move's order).
+    void set_man_exits(Layout& layout, int h) const {
+        int& n = layout.man_exit_count[h];
+        n = 0;
+        const Position& men = layout.men[h];
+        draughts::for_each_man_move<V>(men, draughts::Color::white, [&](int from, int to, bool promotes) {
+            if (n == max_man_exits)
+                throw std::runtime_error(material_.name() + ": more man moves than the solver counts (" +
+                                         std::to_string(max_man_exits) + ")");
+            ManExit& e = layout.man_exits[h][n++];
+            e.from = static_cast<std::uint8_t>(from);
+            e.to = static_cast<std::uint8_t>(to);
+            e.promotes = promotes;
+            e.target = draughts::bit<Bitboard>(to);
+            e.free = layout.free[h] ^ draughts::bit<Bitboard>(from) ^ e.target;
+            e.base = 0;
+            e.index = nullptr;
+            if (promotes) return;
+            Position child = men;
+            draughts::make_move(child, Move{0, e.from, e.to, false});
+            const Position turned = child.flipped();
+            const int side = symmetric_ ? 0 : 1 - h;
+            e.index = &sides_[side];
+            e.base = (symmetric_ ? 0 : side * sides_[0].size()) +
+                     sides_[side].rank_men(turned.white, turned.black) * sides_[side].king_placements();
+        });
     }
 
     // The state array of a pair, read and written plainly when one thread
@@ -254,10 +311,6 @@ private:
                 std::atomic_ref<std::uint8_t>(state[l]).store(s, std::memory_order_relaxed);
             else
                 state[l] = s;
-        }
-        std::uint8_t exchange(std::uint32_t l, std::uint8_t s) const noexcept {
-            if constexpr (Shared) return std::atomic_ref<std::uint8_t>(state[l]).exchange(s, std::memory_order_relaxed);
-            return std::exchange(state[l], s);
         }
         // Takes an unsettled position for the caller: false if it was settled already.
         bool claim(std::uint32_t l) const noexcept {
@@ -306,38 +359,50 @@ private:
         });
     }
 
-    // The global position, in this material, of `child` (after a man move
-    // from half h, which does not promote): turned round, it is in the other
-    // side, one level up.
-    std::uint64_t own_global(const Position& child, int h) const noexcept {
-        const Position turned = child.flipped();
-        const int side = symmetric_ ? 0 : 1 - h;
-        return (symmetric_ ? 0 : side * sides_[0].size()) + sides_[side].rank(turned);
-    }
-
     // Where the values outside a pair come from when one process solves the
     // material: other materials from `successors_`, this one from its values.
     struct DirectSource {
         const MaterialSolver& solver;
-        // The value of a position with a capture, with q set to the position in any case.
-        std::optional<Value> capture_value(const Layout& layout, std::uint64_t local, Position& q) const {
-            q = layout.position(local);
+        // The value of position q (local position `local`) if it has a capture.
+        std::optional<Value> capture_value(const Layout&, std::uint64_t, const Position& q) const {
             if (!draughts::has_capture<V>(q)) return std::nullopt;
             draughts::MoveList<N> moves;
             draughts::generate_moves<V>(q, moves);
             return best_over_moves(q, moves, [&](const Position& child) { return solver.successors_->value(child); });
         }
         Value promotion(const Position& child) const { return solver.successors_->value(child); }
-        Value man_move(const Position& child, int h) const {
-            return value_of_dtw_code(solver.values_.code(solver.own_global(child, h)));
+        Value man_move(const ManExit& e, Bitboard white_kings, Bitboard black_kings) const {
+            return value_of_dtw_code(solver.values_.code(e.child(white_kings, black_kings)));
         }
     };
 
-    // Sets up position `local`: settles it at once if it has a capture or no
-    // king move, else records its counter and best exit.
+    // Calls f(local, position) for the positions of a pair's local range
+    // [first, last), in order.
+    template <class F>
+    void for_each_position(const Layout& layout, std::uint64_t first, std::uint64_t last, F&& f) const {
+        while (first < last) {
+            const int h = layout.half_of(first);
+            const std::uint64_t begin = h * layout.king_placements;
+            const std::uint64_t end = std::min(last, begin + layout.king_placements);
+            typename Index<N>::KingCursor kings(*layout.index[h], layout.men[h], first - begin);
+            for (std::uint64_t l = first;;) {
+                Position q = layout.men[h];
+                q.white |= kings.white_kings();
+                q.black |= kings.black_kings();
+                q.kings = kings.white_kings() | kings.black_kings();
+                f(l, q);
+                if (++l == end) break;
+                kings.next();
+            }
+            first = end;
+        }
+    }
+
+    // Sets up position q, local position `local`: settles it at once if it
+    // has a capture or no king move, else records its counter and best exit.
     template <bool Shared, class Push, class Source>
-    void initialise(SolvedValues& store, const Layout& layout, std::uint64_t local, const States<Shared>& states,
-                    Push& push, Source& source) {
+    void initialise(SolvedValues& store, const Layout& layout, std::uint64_t local, const Position& q,
+                    const States<Shared>& states, Push& push, Source& source) {
         const std::uint64_t s = layout.storage(local);
         const std::uint32_t at = layout.state(local);
         std::uint16_t& code = store.code(s);
@@ -350,7 +415,6 @@ private:
                 push(v.plies, at);
             }
         };
-        Position q;
         if (const std::optional<Value> v = source.capture_value(layout, local, q)) {
             store.mark_capture(s);
             return settle(*v);
@@ -358,12 +422,20 @@ private:
         const int h = layout.half_of(local);
         const int king_moves = draughts::count_king_moves<V>(q, draughts::Color::white);
         Value exit = Value::loss(0);  // no exit: as good as a loss in 0 when counting the slowest loss
-        draughts::for_each_man_move<V>(q, draughts::Color::white, [&](int from, int to, bool promotes) {
-            Position child = q;
-            draughts::make_move(child, Move{0, static_cast<std::uint8_t>(from), static_cast<std::uint8_t>(to), promotes});
-            const Value v = before_move(promotes ? source.promotion(child) : source.man_move(child, h));
+        const Bitboard white_kings = q.kings_of(draughts::Color::white), black_kings = q.kings_of(draughts::Color::black);
+        for (int i = 0; i < layout.man_exit_count[h]; ++i) {
+            const ManExit& e = layout.man_exits[h][i];
+            if (e.target & q.kings) continue;
+            Value v;
+            if (e.promotes) {
+                Position child = q;
+                draughts::make_move(child, Move{0, e.from, e.to, true});
+                v = before_move(source.promotion(child));
+            } else {
+                v = before_move(source.man_move(e, white_kings, black_kings));
+            }
             if (preferred(v, exit)) exit = v;
-        });
+        }
         // With no move at all, exit is still a loss in 0: the value.
         if (king_moves == 0) return settle(exit);
         if (king_moves >= cannot_lose)
@@ -380,22 +452,18 @@ private:
 
     // Calls f(local) for every predecessor of position `local` inside the
     // pair: the positions of the other half from which the opponent's king
-    // move leads to it. King moves are reversible: turned round, they are the
-    // king moves of the side now to move.
+    // move leads to it. King moves are reversible: the opponent's king moves
+    // from this position, ranked turned round in the other half.
     template <class F>
     void for_each_predecessor(const Layout& layout, std::uint64_t local, F&& f) const {
         const int h = layout.half_of(local);
-        const int p = layout.partner(h);
-        Position u = layout.position(local).flipped();
-        u.side_to_move = draughts::Color::white;
-        const Index<N>& index = *layout.index[p];
-        const std::uint64_t first = p * layout.king_placements;
-        draughts::for_each_king_move<V>(u, draughts::Color::white, [&](int from, int to) {
+        const Position u = layout.position(local);
+        const Bitboard white_kings = u.kings_of(draughts::Color::white), black_kings = u.kings_of(draughts::Color::black);
+        const Index<N>& index = *layout.index[layout.partner(h)];
+        const std::uint64_t first = layout.partner(h) * layout.king_placements;
+        draughts::for_each_king_move<V>(u, draughts::Color::black, [&](int from, int to) {
             const Bitboard moved = draughts::bit<Bitboard>(from) | draughts::bit<Bitboard>(to);
-            Position r = u;
-            r.white ^= moved;
-            r.kings ^= moved;
-            f(first + index.rank_kings(r));
+            f(first + index.rank_kings_turned(white_kings, black_kings ^ moved, layout.free[h]));
         });
     }
 
@@ -412,8 +480,8 @@ private:
                    const States<Shared>& states, Push& push, Locate&& locate, Away&& away) {
         constexpr std::size_t group = 64;
         thread_local std::vector<std::uint64_t> predecessors;
-        std::array<std::uint32_t, group + 1> first{};
-        std::array<const Layout*, group> layouts{};
+        std::array<std::uint32_t, group + 1> first;  // not zeroed: a call can be for one entry
+        std::array<const Layout*, group> layouts;
         for (std::size_t i = 0; i < entries.size(); i += group) {
             const std::size_t n = std::min(group, entries.size() - i);
             for (std::size_t j = i + group; j < std::min(i + 2 * group, entries.size()); ++j)
@@ -421,7 +489,11 @@ private:
             predecessors.clear();
             for (std::size_t j = 0; j < n; ++j) {
                 first[j] = static_cast<std::uint32_t>(predecessors.size());
-                if (states.exchange(entries[i + j], done) == done) continue;  // already told (listed twice)
+                // Settled in an earlier bucket too (a win exit and a quicker
+                // win by a king move): told then. A bucket lists a position
+                // once (tell()), so this needs no atomic exchange.
+                if (states.load(entries[i + j]) == done) continue;
+                states.store(entries[i + j], done);
                 const auto located = locate(entries[i + j]);  // (clang 14 lambdas take no structured bindings)
                 const Layout* layout = located.first;
                 const std::uint64_t local = located.second;
@@ -449,6 +521,9 @@ private:
                      Push& push) {
         if (distance % 2 == 0) {  // a loss: the predecessor wins in one more
             if (!states.claim(at)) return;
+            // A win exit as quick was queued at this distance when it was set
+            // up: queued once, a position is in a bucket at most once.
+            if (code == distance + 2) return;
             code = static_cast<std::uint16_t>(distance + 2);
             push(static_cast<int>(distance + 1), at);
         } else {  // a win: one king move fewer that might not lose
@@ -490,8 +565,21 @@ private:
         auto here = [](const Layout&, std::uint64_t) { return false; };
         if constexpr (!Shared) {
             // Pushes go to later buckets only: bucket d's storage stays put.
+            // A pair that fits the first-level cache is told in place: listing
+            // and prefetching would cost more than it saves.
+            const bool small = 2 * layout.king_placements <= small_pair_positions;
             for (std::uint32_t d = 0; d < scratch.buckets.size(); ++d) {
-                propagate(store, std::span<const std::uint32_t>(scratch.buckets[d]), d, states, push, locate, here);
+                if (small) {
+                    for (const std::uint32_t at : std::span<const std::uint32_t>(scratch.buckets[d])) {
+                        if (states.load(at) == done) continue;  // told in an earlier bucket
+                        states.store(at, done);
+                        for_each_predecessor(layout, at, [&](std::uint64_t pred) {
+                            tell(store.code(layout.storage(pred)), layout.state(pred), d, states, push);
+                        });
+                    }
+                } else {
+                    propagate(store, std::span<const std::uint32_t>(scratch.buckets[d]), d, states, push, locate, here);
+                }
                 scratch.buckets[d].clear();
             }
         } else {
@@ -515,7 +603,9 @@ private:
         auto push = [&](int plies, std::uint32_t at) {
             add_to_buckets(scratch.buckets, static_cast<std::uint32_t>(plies), at);
         };
-        for (std::uint32_t l = 0; l < count; ++l) initialise(store, layout, l, states, push, source);
+        for_each_position(layout, 0, count, [&](std::uint64_t l, const Position& q) {
+            initialise(store, layout, l, q, states, push, source);
+        });
         run_queue(store, layout, scratch, states, push);
         note_max_code(finish(store, layout, 0, count, scratch.state.data()));
         return count;
@@ -546,7 +636,9 @@ private:
                 report(solve_pair_shared(values_, layout, count, scratch, [&](const States<true>& states, Buckets& b) {
                     run_chunks(count, b, [&](std::uint32_t first, std::uint32_t last, Pushes& pushes) {
                         DirectSource s = source;
-                        for (std::uint32_t l = first; l != last; ++l) initialise(values_, layout, l, states, pushes, s);
+                        for_each_position(layout, first, last, [&](std::uint64_t l, const Position& q) {
+                            initialise(values_, layout, l, q, states, pushes, s);
+                        });
                     });
                 }));
             }
@@ -646,12 +738,9 @@ private:
         const SolvedValues& store;
         const std::uint8_t* meta;  // by storage index: 0 without a capture, else the answers asked + 1
         const std::uint16_t* entries;
-        std::optional<Value> capture_value(const Layout& layout, std::uint64_t local, Position& q) {
+        std::optional<Value> capture_value(const Layout& layout, std::uint64_t local, const Position&) {
             const std::uint64_t s = layout.storage(local);
-            if (meta[s] == 0) {
-                q = layout.position(local);
-                return std::nullopt;
-            }
+            if (meta[s] == 0) return std::nullopt;
             Value best = value_of_dtw_code(store.code(s));
             for (std::uint8_t i = 1; i < meta[s]; ++i) {
                 const Value v = before_move(value_of_dtw_code(*entries++));
@@ -663,15 +752,14 @@ private:
             if (const std::optional<Value> v = solver.successors_->held_value(child)) return *v;
             return value_of_dtw_code(*entries++);
         }
-        Value man_move(const Position&, int) { return value_of_dtw_code(*entries++); }
+        Value man_move(const ManExit&, Bitboard, Bitboard) { return value_of_dtw_code(*entries++); }
     };
 
     // The words of the values that `local` needs from other members, in the
     // order initialise() takes them; sets its meta, and for a position with
     // a capture leaves the best over the captures read here in its code.
-    void ask(SolvedValues& store, const Layout& layout, std::uint64_t local, std::uint8_t* meta,
+    void ask(SolvedValues& store, const Layout& layout, std::uint64_t local, const Position& q, std::uint8_t* meta,
              std::vector<std::uint64_t>& words) const {
-        const Position q = layout.position(local);
         const std::uint64_t s = layout.storage(local);
         if (draughts::has_capture<V>(q)) {
             draughts::MoveList<N> moves;
@@ -697,14 +785,18 @@ private:
         }
         meta[s] = 0;
         const int h = layout.half_of(local);
-        draughts::for_each_man_move<V>(q, draughts::Color::white, [&](int from, int to, bool promotes) {
+        for (int i = 0; i < layout.man_exit_count[h]; ++i) {
+            const ManExit& e = layout.man_exits[h][i];
+            if (e.target & q.kings) continue;
+            if (!e.promotes) {
+                words.push_back(TeamTables<V>::word(
+                    0, e.child(q.kings_of(draughts::Color::white), q.kings_of(draughts::Color::black))));
+                continue;
+            }
             Position child = q;
-            draughts::make_move(child, Move{0, static_cast<std::uint8_t>(from), static_cast<std::uint8_t>(to), promotes});
-            if (!promotes)
-                words.push_back(TeamTables<V>::word(0, own_global(child, h)));
-            else if (!successors_->held_value(child))
-                words.push_back(tables_->locate(child));
-        });
+            draughts::make_move(child, Move{0, e.from, e.to, true});
+            if (!successors_->held_value(child)) words.push_back(tables_->locate(child));
+        }
     }
 
     // Calls f(layout, first, last) for the runs of positions of a chunk.
@@ -773,7 +865,9 @@ private:
                 words[i].clear();
                 start[i].assign(members, 0);
                 for_each_run(chunks[c0 + i], portions, [&](const Layout& layout, std::uint64_t f, std::uint64_t l) {
-                    for (std::uint64_t x = f; x < l; ++x) ask(store, layout, x, meta.data(), words[i]);
+                    for_each_position(layout, f, l, [&](std::uint64_t x, const Position& q) {
+                        ask(store, layout, x, q, meta.data(), words[i]);
+                    });
                 });
                 for (std::uint64_t w : words[i])
                     if (w != TeamTables<V>::no_piece) ++start[i][tables_->owner(w)];
@@ -1156,8 +1250,9 @@ private:
             const Layout layout = layout_of_portion(chunk.p0);
             Pushes pushes;
             with_source(chunk, [&](auto& source) {
-                for (std::uint64_t l = chunk.first; l < chunk.last; ++l)
-                    initialise(store, layout, l, states, pushes, source);
+                for_each_position(layout, chunk.first, chunk.last, [&](std::uint64_t l, const Position& q) {
+                    initialise(store, layout, l, q, states, pushes, source);
+                });
             });
             const std::lock_guard lock(merge);
             for (const auto& [d, at] : pushes.list) add_to_buckets(buckets, d, at);

@@ -30,6 +30,17 @@ constexpr int lowest_bit(B b) noexcept {
     }
 }
 
+// Index of the highest set bit; b must not be zero.
+template <class B>
+constexpr int highest_bit(B b) noexcept {
+    if constexpr (std::is_same_v<B, u128>) {
+        const auto hi = static_cast<std::uint64_t>(b >> 64);
+        return hi ? 127 - std::countl_zero(hi) : 63 - std::countl_zero(static_cast<std::uint64_t>(b));
+    } else {
+        return 63 - std::countl_zero(b);
+    }
+}
+
 template <class B>
 constexpr B bit(int index) noexcept { return B{1} << index; }
 

@@ -142,6 +142,21 @@ inline std::uint64_t rank(B group, B available) noexcept {
     return r;
 }
 
+// rank(rotated(group), rotated(available)) for a map of the squares that
+// reverses their order (the board turned by 180 degrees), without turning
+// anything: each piece's compressed position counts the available squares
+// above it, and the pieces are taken from the highest down.
+template <class B>
+inline std::uint64_t rank_reversed(B group, B available) noexcept {
+    std::uint64_t r = 0;
+    for (int i = 1; group; ++i) {
+        const int top = draughts::highest_bit(group);
+        group ^= draughts::bit<B>(top);
+        r += binomials.value[i][draughts::popcount((available >> top) >> 1)];
+    }
+    return r;
+}
+
 // The last two or three pieces of a group come from tables that list every
 // set in rank order: the colex rank of a set does not depend on n, so one
 // table serves every board. Three bytes per set, in a 32-bit word:

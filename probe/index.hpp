@@ -115,6 +115,66 @@ public:
                combination::rank(p.kings_of(draughts::Color::black), free & ~white_kings);
     }
 
+    // The king placements of one men configuration in rank order, from a
+    // given one on: each from the one before (the next set of as many
+    // squares in colexicographic order, which is rank order, is a few bit
+    // operations), instead of unranked.
+    class KingCursor {
+    public:
+        // From placement `kings` of the men of `men` (no kings).
+        KingCursor(const Index& index, const Position& men, std::uint64_t kings) noexcept
+            : free_(geometry::board & ~men.occupied()),
+              white_count_(index.material_.white_kings),
+              black_count_(index.material_.black_kings),
+              black_end_(Bitboard{1} << (draughts::popcount(free_) - white_count_)) {
+            const std::uint64_t white = kings / index.black_king_divider_;
+            white_ = combination::unrank_compressed<Bitboard>(white, white_count_);
+            black_ = combination::unrank_compressed<Bitboard>(kings - white * index.black_king_placements_, black_count_);
+            place();
+        }
+        Bitboard white_kings() const noexcept { return white_kings_; }
+        Bitboard black_kings() const noexcept { return black_kings_; }
+        // To the next placement; the caller stops at the last.
+        void next() noexcept {
+            if (black_count_ > 0) {
+                black_ = next_set(black_);
+                if (black_ < black_end_) {
+                    black_kings_ = draughts::deposit_bits(black_, free_ & ~white_kings_);
+                    return;
+                }
+            }
+            black_ = (Bitboard{1} << black_count_) - 1;
+            white_ = next_set(white_);
+            place();
+        }
+
+    private:
+        // The next larger number with as many bits set (c not zero).
+        static Bitboard next_set(Bitboard c) noexcept {
+            const Bitboard t = c | (c - 1);
+            return (t + 1) | (((~t & (t + 1)) - 1) >> (draughts::lowest_bit(c) + 1));
+        }
+        void place() noexcept {
+            white_kings_ = draughts::deposit_bits(white_, free_);
+            black_kings_ = draughts::deposit_bits(black_, free_ & ~white_kings_);
+        }
+        Bitboard free_;
+        int white_count_, black_count_;
+        Bitboard black_end_;
+        Bitboard white_ = 0, black_ = 0;  // compressed: positions among the squares available
+        Bitboard white_kings_ = 0, black_kings_ = 0;
+    };
+
+    // rank_kings(q.flipped()) for a position q of the mirrored material with
+    // kings `white_kings` and `black_kings` and empty squares besides them
+    // `free` (the squares its men leave), without turning q round: the
+    // solver's exits and predecessors cross between the two halves of a pair.
+    std::uint64_t rank_kings_turned(Bitboard white_kings, Bitboard black_kings, Bitboard free) const noexcept {
+        // Turned round, q's black kings are White's and are ranked first.
+        return combination::rank_reversed(black_kings, free) * black_king_placements_ +
+               combination::rank_reversed(white_kings, free & ~black_kings);
+    }
+
     // Adds the kings of placement `kings` to the men of p (which has no kings).
     void unrank_kings(std::uint64_t kings, Position& p) const noexcept {
         const std::uint64_t white = kings / black_king_divider_;

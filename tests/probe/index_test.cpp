@@ -171,7 +171,7 @@ void check_random_samples(int min_pieces, int max_pieces, int samples) {
     std::mt19937_64 rng(20261122 + N);
     for (int n = min_pieces; n <= max_pieces; ++n)
         for (const Material& m : all_materials(n, false)) {
-            const Index<N> index(m);
+            const Index<N> index(m), mirror(m.mirrored());
             std::uniform_int_distribution<std::uint64_t> any(0, index.size() - 1);
             for (int k = 0; k < samples; ++k) {
                 const std::uint64_t i = k == 0 ? 0 : k == 1 ? index.size() - 1 : any(rng);
@@ -184,6 +184,12 @@ void check_random_samples(int min_pieces, int max_pieces, int samples) {
                 ASSERT_EQ(men.white, p.men(Color::white));
                 ASSERT_EQ(men.black, p.men(Color::black));
                 const auto q = random_placement<N>(m, rng);
+                // Ranking the kings turned round without turning: as Index of
+                // the mirror ranks the flipped position.
+                const auto free = draughts::Geometry<N>::board & ~(q.occupied() & ~q.kings);
+                ASSERT_EQ(mirror.rank_kings_turned(q.kings_of(Color::white), q.kings_of(Color::black), free),
+                          mirror.rank_kings(q.flipped()))
+                    << m.name();
                 const std::uint64_t j = index.rank(q);
                 ASSERT_LT(j, index.size()) << m.name();
                 ASSERT_EQ(index.unrank(j), q) << m.name();
