@@ -101,10 +101,11 @@ public:
     // piece left); nothing if it would be read through the prober.
     std::optional<Value> held_value(const Position& p) const {
         if (p.pieces(p.side_to_move) == 0) return Value::loss(0);
-        const Position q = white_to_move(p);
-        const std::uint32_t key = material_key(material_of(q));
+        const bool turned = p.side_to_move == draughts::Color::black;  // answered by the mirror, p turned round
+        const Material m = material_of(p);
+        const std::uint32_t key = material_key(turned ? m.mirrored() : m);
         for (const Entry& e : entries_)
-            if (e.key == key) return value_of_dtw_code(e.codes[e.index.rank(q)]);
+            if (e.key == key) return value_of_dtw_code(e.codes[turned ? e.index.rank_turned(p) : e.index.rank(p)]);
         return std::nullopt;
     }
 

@@ -68,6 +68,28 @@ public:
                rank_kings(p);
     }
 
+    // rank(q.flipped()) for a legal placement q of the mirrored material,
+    // without turning q round: every group is ranked with the squares
+    // counted from the top (combination::rank_reversed) among the turned
+    // sets of squares, which are constants. The solver looks up the
+    // children of captures and promotions this way (Black to move in them).
+    std::uint64_t rank_turned(const Position& q) const noexcept {
+        const Bitboard men = q.occupied() & ~q.kings;
+        // Turned round, q's white men are Black's, q's black men White's.
+        const Bitboard white_men = q.white & men, black_men = q.black & men;
+        const Bitboard on_row_1 = white_men & last_row;  // on row 1 once turned
+        const Bitboard in_middle = white_men ^ on_row_1;
+        const Split& s = splits_[draughts::popcount(on_row_1)];
+        const std::uint64_t men_rank =
+            s.offset + (combination::rank_reversed(on_row_1, last_row) * s.middle_placements +
+                        combination::rank_reversed(in_middle, middle)) *
+                           s.white_placements +
+            combination::rank_reversed(black_men, turned_white_area & ~in_middle);
+        return men_rank * king_placements_ +
+               rank_kings_turned(q.kings_of(draughts::Color::white), q.kings_of(draughts::Color::black),
+                                 geometry::board & ~men);
+    }
+
     // The placement of `index` < size(), with White to move.
     Position unrank(std::uint64_t index) const noexcept {
         const std::uint64_t men = index / king_divider_;
@@ -191,6 +213,9 @@ private:
     static constexpr Bitboard row_1 = geometry::row_mask(0);
     static constexpr Bitboard middle = geometry::board & ~row_1 & ~geometry::row_mask(N - 1);
     static constexpr Bitboard white_area = geometry::board & ~row_1;
+    // The same sets turned round (middle is its own).
+    static constexpr Bitboard last_row = geometry::row_mask(N - 1);
+    static constexpr Bitboard turned_white_area = geometry::board & ~last_row;
 
     // Men configurations with j of Black's men on row 1.
     struct Split {

@@ -190,6 +190,7 @@ void check_random_samples(int min_pieces, int max_pieces, int samples) {
                 ASSERT_EQ(mirror.rank_kings_turned(q.kings_of(Color::white), q.kings_of(Color::black), free),
                           mirror.rank_kings(q.flipped()))
                     << m.name();
+                ASSERT_EQ(mirror.rank_turned(q), mirror.rank(q.flipped())) << m.name();
                 const std::uint64_t j = index.rank(q);
                 ASSERT_LT(j, index.size()) << m.name();
                 ASSERT_EQ(index.unrank(j), q) << m.name();
