@@ -385,12 +385,11 @@ private:
             const std::uint64_t begin = h * layout.king_placements;
             const std::uint64_t end = std::min(last, begin + layout.king_placements);
             typename Index<N>::KingCursor kings(*layout.index[h], layout.men[h], first - begin);
+            const Position& men = layout.men[h];
             for (std::uint64_t l = first;;) {
-                Position q = layout.men[h];
-                q.white |= kings.white_kings();
-                q.black |= kings.black_kings();
-                q.kings = kings.white_kings() | kings.black_kings();
-                f(l, q);
+                const Bitboard white_kings = kings.white_kings(), black_kings = kings.black_kings();
+                f(l, Position{men.white | white_kings, men.black | black_kings, white_kings | black_kings,
+                              draughts::Color::white});
                 if (++l == end) break;
                 kings.next();
             }

@@ -157,7 +157,7 @@ public:
         Bitboard white_kings() const noexcept { return white_kings_; }
         Bitboard black_kings() const noexcept { return black_kings_; }
         // To the next placement; the caller stops at the last.
-        void next() noexcept {
+        [[gnu::always_inline]] void next() noexcept {
             if (black_count_ > 0) {
                 black_ = next_set(black_);
                 if (black_ < black_end_) {
@@ -176,7 +176,7 @@ public:
             const Bitboard t = c | (c - 1);
             return (t + 1) | (((~t & (t + 1)) - 1) >> (draughts::lowest_bit(c) + 1));
         }
-        void place() noexcept {
+        [[gnu::always_inline]] void place() noexcept {
             white_kings_ = draughts::deposit_bits(white_, free_);
             black_kings_ = draughts::deposit_bits(black_, free_ & ~white_kings_);
         }
