@@ -100,13 +100,23 @@ public:
     // The same if p's material is in memory (or its side to move has no
     // piece left); nothing if it would be read through the prober.
     std::optional<Value> held_value(const Position& p) const {
-        if (p.pieces(p.side_to_move) == 0) return Value::loss(0);
+        if (const std::uint16_t* code = held_code(p)) return value_of_dtw_code(*code);
+        return std::nullopt;
+    }
+
+    // Where p's code is if its material is in memory (or its side to move
+    // has no piece left: a loss in 0); null if it would be read through the
+    // prober. The solver asks for the codes of several positions before it
+    // reads any, so that their cache misses overlap.
+    const std::uint16_t* held_code(const Position& p) const {
+        static constexpr std::uint16_t lost = dtw_code(Value::loss(0));
+        if (p.pieces(p.side_to_move) == 0) return &lost;
         const bool turned = p.side_to_move == draughts::Color::black;  // answered by the mirror, p turned round
         const Material m = material_of(p);
         const std::uint32_t key = material_key(turned ? m.mirrored() : m);
         for (const Entry& e : entries_)
-            if (e.key == key) return value_of_dtw_code(e.codes[turned ? e.index.rank_turned(p) : e.index.rank(p)]);
-        return std::nullopt;
+            if (e.key == key) return &e.codes[turned ? e.index.rank_turned(p) : e.index.rank(p)];
+        return nullptr;
     }
 
 private:

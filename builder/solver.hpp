@@ -361,20 +361,93 @@ private:
 
     // Where the values outside a pair come from when one process solves the
     // material: other materials from `successors_`, this one from its values.
+    //
+    // Positions are set up in groups (for_each_position): prepare() finds
+    // the captures of a whole group and the codes they lead to, prefetching
+    // each, before capture_value() reads any (in the tables of smaller
+    // materials, most are cache misses, and those of a group now overlap).
     struct DirectSource {
+        explicit DirectSource(const MaterialSolver& s) : solver(s) {}
         const MaterialSolver& solver;
-        // The value of position q (local position `local`) if it has a capture.
-        std::optional<Value> capture_value(const Layout&, std::uint64_t, const Position& q) const {
-            if (!draughts::has_capture<V>(q)) return std::nullopt;
-            draughts::MoveList<N> moves;
-            draughts::generate_moves<V>(q, moves);
-            return best_over_moves(q, moves, [&](const Position& child) { return solver.successors_->value(child); });
+        struct Child {
+            const std::uint16_t* code;  // null: `value` read through the prober
+            Value value;
+        };
+        std::vector<Child> children;                                // a group's, position by position
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> captures;  // per position of the group: its children
+        std::size_t next = 0;                                       // the position capture_value() answers next
+
+        static constexpr std::uint32_t no_capture = ~std::uint32_t{0};
+
+        void prepare(std::span<const Position> group) {
+            children.clear();
+            captures.clear();
+            next = 0;
+            for (const Position& q : group) {
+                if (!draughts::has_capture<V>(q)) {
+                    captures.emplace_back(no_capture, no_capture);
+                    continue;
+                }
+                const auto first = static_cast<std::uint32_t>(children.size());
+                draughts::MoveList<N> moves;
+                draughts::generate_moves<V>(q, moves);
+                for (const Move& m : moves) {
+                    Position child = q;
+                    draughts::make_move(child, m);
+                    if (const std::uint16_t* code = solver.successors_->held_code(child)) {
+                        __builtin_prefetch(code);
+                        children.push_back({code, Value::draw()});
+                    } else {
+                        children.push_back({nullptr, solver.successors_->value(child)});
+                    }
+                }
+                captures.emplace_back(first, static_cast<std::uint32_t>(children.size()));
+            }
+        }
+        // The value of the group's next position if it has a capture.
+        std::optional<Value> capture_value(const Layout&, std::uint64_t, const Position&) {
+            const auto [first, last] = captures[next++];
+            if (first == no_capture) return std::nullopt;
+            Value best = Value::loss(0);  // as best_over_moves()
+            for (std::uint32_t i = first; i < last; ++i) {
+                const Child& c = children[i];
+                const Value v = before_move(c.code ? value_of_dtw_code(*c.code) : c.value);
+                if (preferred(v, best)) best = v;
+            }
+            return best;
         }
         Value promotion(const Position& child) const { return solver.successors_->value(child); }
         Value man_move(const ManExit& e, Bitboard white_kings, Bitboard black_kings) const {
             return value_of_dtw_code(solver.values_.code(e.child(white_kings, black_kings)));
         }
     };
+
+    // Calls f(local, position) for the positions of a pair's local range
+    // [first, last), in order, in groups that `source` prepares first (if
+    // it prepares anything).
+    template <class Source, class F>
+    void for_each_position(const Layout& layout, std::uint64_t first, std::uint64_t last, Source& source,
+                           F&& f) const {
+        if constexpr (requires { source.prepare(std::span<const Position>()); }) {
+            constexpr std::size_t group = 16;
+            std::array<Position, group> positions;
+            std::array<std::uint64_t, group> locals;
+            std::size_t n = 0;
+            auto run = [&] {
+                source.prepare(std::span<const Position>(positions.data(), n));
+                for (std::size_t i = 0; i < n; ++i) f(locals[i], positions[i]);
+                n = 0;
+            };
+            for_each_position(layout, first, last, [&](std::uint64_t l, const Position& q) {
+                positions[n] = q;
+                locals[n] = l;
+                if (++n == group) run();
+            });
+            run();
+        } else {
+            for_each_position(layout, first, last, f);
+        }
+    }
 
     // Calls f(local, position) for the positions of a pair's local range
     // [first, last), in order.
@@ -602,7 +675,7 @@ private:
         auto push = [&](int plies, std::uint32_t at) {
             add_to_buckets(scratch.buckets, static_cast<std::uint32_t>(plies), at);
         };
-        for_each_position(layout, 0, count, [&](std::uint64_t l, const Position& q) {
+        for_each_position(layout, 0, count, source, [&](std::uint64_t l, const Position& q) {
             initialise(store, layout, l, q, states, push, source);
         });
         run_queue(store, layout, scratch, states, push);
@@ -631,11 +704,11 @@ private:
                 const Layout layout = layout_of(pair);
                 const auto count = static_cast<std::uint32_t>(pair_positions(pair));
                 Scratch scratch;
-                const DirectSource source{*this};
+                const DirectSource source(*this);
                 report(solve_pair_shared(values_, layout, count, scratch, [&](const States<true>& states, Buckets& b) {
                     run_chunks(count, b, [&](std::uint32_t first, std::uint32_t last, Pushes& pushes) {
                         DirectSource s = source;
-                        for_each_position(layout, first, last, [&](std::uint64_t l, const Position& q) {
+                        for_each_position(layout, first, last, s, [&](std::uint64_t l, const Position& q) {
                             initialise(values_, layout, l, q, states, pushes, s);
                         });
                     });
@@ -647,7 +720,7 @@ private:
         tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pairs.size(), 1),
                           [&](const tbb::blocked_range<std::size_t>& r) {
                               Scratch& scratch = scratches.local();
-                              DirectSource source{*this};
+                              DirectSource source(*this);
                               std::uint64_t positions = 0;
                               for (std::size_t i = r.begin(); i != r.end(); ++i) {
                                   const Layout layout = layout_of(pairs[i]);
@@ -1178,7 +1251,7 @@ private:
                 EntrySource source{*this, store, meta.data(), chunk.entries};
                 f(source);
             } else {
-                DirectSource source{*this};
+                DirectSource source(*this);
                 f(source);
             }
         };
@@ -1249,7 +1322,7 @@ private:
             const Layout layout = layout_of_portion(chunk.p0);
             Pushes pushes;
             with_source(chunk, [&](auto& source) {
-                for_each_position(layout, chunk.first, chunk.last, [&](std::uint64_t l, const Position& q) {
+                for_each_position(layout, chunk.first, chunk.last, source, [&](std::uint64_t l, const Position& q) {
                     initialise(store, layout, l, q, states, pushes, source);
                 });
             });
