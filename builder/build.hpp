@@ -21,8 +21,11 @@ struct BuildOptions {
     std::vector<Material> targets;  // built with every material they lead to
     std::filesystem::path dir;      // tables go to dir/variant
     int threads = 0;                // 0: every core
-    // Memory for solved tables kept for the materials that need them; others
-    // are read through the probe cache. 0: three quarters of the machine's.
+    // Memory for the build (one process): the working sets of the materials
+    // being solved and the solved tables kept for the materials that read
+    // them; tables that do not fit are read through the probe cache. 0:
+    // default_memory_bytes(). A distributed build: per rank, for the kept
+    // tables (0: three quarters of the machine's, shared by its ranks).
     std::uint64_t memory_bytes = 0;
     std::string options;  // for the tables' provenance
     int block_shift = 16;
@@ -71,6 +74,9 @@ BuildReport build_tables(const BuildOptions& options);
 // SIGKILL once that material's tables are written and before the manifest
 // lists them, the moment a resumed build must not trust.
 void maybe_kill_after_write(const Material& m);
+
+// The one-process build's default memory budget: a third of the machine's.
+std::uint64_t default_memory_bytes();
 
 // Every canonical material of 2..pieces pieces.
 std::vector<Material> materials_up_to(int pieces);

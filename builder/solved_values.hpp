@@ -60,7 +60,7 @@ struct SolvedValues {
         std::atomic_ref<std::uint64_t>(capture[(g - first) / 64])
             .fetch_or(std::uint64_t{1} << ((g - first) % 64), std::memory_order_relaxed);
     }
-    std::size_t bytes() const noexcept { return bytes_for(codes.size()); }
+    std::size_t bytes() const noexcept { return codes.size() * 2 + capture.size() * 8; }
     static std::size_t bytes_for(std::uint64_t positions) noexcept { return positions * 2 + (positions + 63) / 64 * 8; }
 };
 

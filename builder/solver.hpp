@@ -103,6 +103,18 @@ public:
         buffers_ = std::make_unique<TeamBuffers>(team.size());
     }
 
+    // Bytes one process needs to solve `canonical` (solve()): its values
+    // (SolvedValues::bytes_for) and, for a block pair solved with all
+    // threads, one byte of state per position of the pair and four per entry
+    // of its buckets, counted as if every position were queued. Smaller
+    // pairs, one per thread, take kilobytes.
+    static std::uint64_t working_bytes(const Material& canonical) {
+        const Index<N> index(canonical);
+        const std::uint64_t positions = static_cast<std::uint64_t>(sides_of(canonical)) * index.size();
+        const std::uint64_t pair = 2 * index.king_placements();
+        return SolvedValues::bytes_for(positions) + (pair >= shared_pair_positions ? 5 * pair : 0);
+    }
+
     // The values of the positions this process holds: all of them alone, the
     // member's range (tables.homes()) in a team.
     SolvedValues solve() {

@@ -91,8 +91,10 @@ void add_build_command(CLI::App& app) {
     material->excludes(pieces);
     cmd->add_option("--threads", options->threads, "threads (default: every core)")->check(CLI::Range(1, 4096));
     cmd->add_option("--memory", options->memory_gib,
-                    "GiB for solved tables kept in memory for the materials that read them "
-                    "(default: three quarters of the machine's); the rest are read from disk")
+                    "GiB the build may hold: the materials being solved and the solved tables kept for "
+                    "the materials that read them; the rest are read from disk (default: a third of the "
+                    "machine's; under MPI, per rank, for the kept tables, default three quarters shared by "
+                    "the node's ranks)")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--output", options->output,
                     "auto (a progress display on a terminal, else a line per material), terminal, log or quiet")

@@ -34,6 +34,12 @@ foreach(threads 1 3)
   same_tables(brazilian ${work}/whole ${work}/threads${threads})
 endforeach()
 
+# Little memory (1 MB, less than one material's working set): materials
+# start one at a time, kept tables are dropped and read back from their
+# files; the same tables.
+run(0 build --variant brazilian --pieces 4 --dir ${work}/little-memory --memory 0.001)
+same_tables(brazilian ${work}/whole ${work}/little-memory)
+
 # Run again: nothing to do.
 run(0 build --variant brazilian --pieces 4 --dir ${work}/whole)
 expect_in("${last}" "built 0 materials")
