@@ -1,0 +1,272 @@
+// The positions of one canonical material M as the solver works them
+// (docs/design.md, "Solver"): block pairs, where each half of a pair is in
+// the material's values, the man moves that leave a pair, the positions of a
+// pair walked in order, and the predecessors of a position inside its pair.
+// Nothing here changes a value: it is shared by the one-process solver and
+// a team's members (builder/solver/team_level.hpp).
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "draughts/movegen.hpp"
+#include "probe/index.hpp"
+#include "probe/potential.hpp"
+
+namespace dtb {
+
+template <class V>
+class PairSpace {
+public:
+    static constexpr int N = V::board_size;
+    using Position = draughts::Position<N>;
+    using Bitboard = typename Position::Bitboard;
+    using Move = draughts::Move<N>;
+
+    explicit PairSpace(const Material& canonical)
+        : material_(canonical),
+          symmetric_(canonical.mirrored() == canonical),
+          sides_{Index<N>(canonical), Index<N>(canonical.mirrored())} {
+        if (!canonical.is_canonical()) throw std::invalid_argument(canonical.name() + " is not canonical");
+    }
+
+    const Material& material() const noexcept { return material_; }
+    // Side 0 is M (White to move), side 1 its mirror M' (Black to move in M).
+    const Index<N>& side(int s) const noexcept { return sides_[s]; }
+    std::uint64_t king_placements() const noexcept { return sides_[0].king_placements(); }
+
+    // The two halves of a block pair: men configuration men[0] of side 0 (M)
+    // and men[1] of side 1 (M'; of M itself when M is symmetric). A
+    // configuration that is its own turned-round form is a pair alone.
+    struct Pair {
+        std::uint64_t men[2];
+        bool alone;
+    };
+
+    // Pairs of potential p: the level's men configurations first .. first + count - 1.
+    std::vector<Pair> pairs_of(const PotentialLevels<N>& levels, int potential, std::uint64_t first = 0,
+                               std::uint64_t count = ~std::uint64_t{0}) const {
+        std::vector<Pair> pairs;
+        const Index<N>& partner = sides_[symmetric_ ? 0 : 1];
+        levels.for_each_men_configuration(potential, first, count, [&](Bitboard white_men, Bitboard black_men) {
+            const std::uint64_t own = sides_[0].rank_men(white_men, black_men);
+            const Position turned = Position{white_men, black_men, 0, draughts::Color::white}.flipped();
+            const std::uint64_t other = partner.rank_men(turned.white, turned.black);
+            if (symmetric_ && other < own) return;  // the pair of `other` holds it
+            pairs.push_back({{own, other}, symmetric_ && other == own});
+        });
+        return pairs;
+    }
+
+    std::uint64_t pair_positions(const Pair& pair) const noexcept {
+        return (pair.alone ? 1 : 2) * sides_[0].king_placements();
+    }
+
+    // A pair split over the team, each half on its own: member j holds the
+    // same share of the king placements of both halves, so that a king move
+    // (which goes from one half to the other) stays with its member more
+    // often than if the halves went to different members. Member j holds
+    // positions [bounds[j], bounds[j + 1]) of a half, at state index
+    // lock_base[j] of its queue.
+    struct Split {
+        std::vector<std::uint64_t> bounds;
+        std::vector<std::uint32_t> lock_base;
+        int owner(std::uint64_t local) const noexcept {
+            return static_cast<int>(std::upper_bound(bounds.begin() + 1, bounds.end() - 1, local) - bounds.begin()) -
+                   1;
+        }
+    };
+    struct SplitPair {
+        Split half[2];
+    };
+
+    // A man move of a half's men configuration, whatever the kings (it is
+    // legal where no king stands on `to`). One that does not promote leads
+    // into this material, turned round into the other side one level up:
+    // its children have the men configuration at `base` (global position of
+    // king placement 0) of `index`'s side, and their kings are ranked among
+    // `free`, the squares the child's men leave (in this half's frame).
+    struct ManExit {
+        std::uint8_t from, to;
+        bool promotes;
+        Bitboard target;  // the bit of `to`
+        Bitboard free;
+        std::uint64_t base;
+        const Index<N>* index;
+
+        // The global position of the child of the position with these kings.
+        std::uint64_t child(Bitboard white_kings, Bitboard black_kings) const noexcept {
+            return base + index->rank_kings_turned(white_kings, black_kings, free);
+        }
+    };
+    static constexpr int max_man_exits = 24;
+
+    // Where the positions of a pair are. Half h holds king placements
+    // [h * K, (h + 1) * K) of the pair's local numbering. A local position l
+    // keeps its code at storage(l) of the values being written (the material's
+    // own when one process solves it, a level's work area in a team) and its
+    // state at state(l).
+    struct Layout {
+        std::uint64_t king_placements;
+        std::uint64_t base[2];  // global position of each half's first
+        std::int64_t storage_base[2];
+        std::int64_t state_shift[2];
+        const Index<N>* index[2];
+        Position men[2];  // each half's men, White to move
+        Bitboard free[2];  // the squares each half's men leave
+        std::array<ManExit, max_man_exits> man_exits[2];
+        int man_exit_count[2];
+        bool alone;
+        const SplitPair* split;  // null unless the pair is split over the team
+
+        int half_of(std::uint64_t local) const noexcept { return local >= king_placements; }
+        std::uint64_t global(std::uint64_t local) const noexcept {
+            const int h = half_of(local);
+            return base[h] + (local - h * king_placements);
+        }
+        std::uint64_t storage(std::uint64_t local) const noexcept {
+            return static_cast<std::uint64_t>(storage_base[half_of(local)] + static_cast<std::int64_t>(local));
+        }
+        std::uint32_t state(std::uint64_t local) const noexcept {
+            return static_cast<std::uint32_t>(state_shift[half_of(local)] + static_cast<std::int64_t>(local));
+        }
+        int partner(int h) const noexcept { return alone ? 0 : 1 - h; }
+        Position position(std::uint64_t local) const noexcept {
+            const int h = half_of(local);
+            Position p = men[h];
+            index[h]->unrank_kings(local - h * king_placements, p);
+            return p;
+        }
+    };
+
+    // The layout of a pair whose codes are the material's own (one process).
+    Layout layout_of(const Pair& pair) const {
+        Layout layout;
+        layout.king_placements = sides_[0].king_placements();
+        layout.alone = pair.alone;
+        layout.state_shift[0] = layout.state_shift[1] = 0;
+        layout.split = nullptr;
+        for (int h = 0; h < 2; ++h) {
+            const int side = symmetric_ ? 0 : h;
+            layout.index[h] = &sides_[side];
+            layout.base[h] = (symmetric_ ? 0 : h * sides_[0].size()) + pair.men[h] * layout.king_placements;
+            layout.storage_base[h] =
+                static_cast<std::int64_t>(layout.base[h]) - static_cast<std::int64_t>(h * layout.king_placements);
+            layout.men[h] = sides_[side].unrank_men(pair.men[h]);
+            layout.free[h] = Position::geometry::board & ~layout.men[h].occupied();
+            set_man_exits(layout, h);
+        }
+        return layout;
+    }
+
+    // The man moves of half h's men configuration (for_each_man_move's order).
+    void set_man_exits(Layout& layout, int h) const {
+        int& n = layout.man_exit_count[h];
+        n = 0;
+        const Position& men = layout.men[h];
+        draughts::for_each_man_move<V>(men, draughts::Color::white, [&](int from, int to, bool promotes) {
+            if (n == max_man_exits)
+                throw std::runtime_error(material_.name() + ": more man moves than the solver counts (" +
+                                         std::to_string(max_man_exits) + ")");
+            ManExit& e = layout.man_exits[h][n++];
+            e.from = static_cast<std::uint8_t>(from);
+            e.to = static_cast<std::uint8_t>(to);
+            e.promotes = promotes;
+            e.target = draughts::bit<Bitboard>(to);
+            e.free = layout.free[h] ^ draughts::bit<Bitboard>(from) ^ e.target;
+            e.base = 0;
+            e.index = nullptr;
+            if (promotes) return;
+            Position child = men;
+            draughts::make_move(child, Move{0, e.from, e.to, false});
+            const Position turned = child.flipped();
+            const int side = symmetric_ ? 0 : 1 - h;
+            e.index = &sides_[side];
+            e.base = (symmetric_ ? 0 : side * sides_[0].size()) +
+                     sides_[side].rank_men(turned.white, turned.black) * sides_[side].king_placements();
+        });
+    }
+
+    // The state array of a pair, read and written plainly when one thread
+
+    // Calls f(local, position) for the positions of a pair's local range
+    // [first, last), in order, in groups that `source` prepares first (if
+    // it prepares anything).
+    template <class Source, class F>
+    void for_each_position(const Layout& layout, std::uint64_t first, std::uint64_t last, Source& source,
+                           F&& f) const {
+        if constexpr (requires { source.prepare(std::span<const Position>()); }) {
+            constexpr std::size_t group = 16;
+            std::array<Position, group> positions;
+            std::array<std::uint64_t, group> locals;
+            std::size_t n = 0;
+            auto run = [&] {
+                source.prepare(std::span<const Position>(positions.data(), n));
+                for (std::size_t i = 0; i < n; ++i) f(locals[i], positions[i]);
+                n = 0;
+            };
+            for_each_position(layout, first, last, [&](std::uint64_t l, const Position& q) {
+                positions[n] = q;
+                locals[n] = l;
+                if (++n == group) run();
+            });
+            run();
+        } else {
+            for_each_position(layout, first, last, f);
+        }
+    }
+
+    // Calls f(local, position) for the positions of a pair's local range
+    // [first, last), in order.
+    template <class F>
+    void for_each_position(const Layout& layout, std::uint64_t first, std::uint64_t last, F&& f) const {
+        while (first < last) {
+            const int h = layout.half_of(first);
+            const std::uint64_t begin = h * layout.king_placements;
+            const std::uint64_t end = std::min(last, begin + layout.king_placements);
+            typename Index<N>::KingCursor kings(*layout.index[h], layout.men[h], first - begin);
+            const Position& men = layout.men[h];
+            for (std::uint64_t l = first;;) {
+                const Bitboard white_kings = kings.white_kings(), black_kings = kings.black_kings();
+                f(l, Position{men.white | white_kings, men.black | black_kings, white_kings | black_kings,
+                              draughts::Color::white});
+                if (++l == end) break;
+                kings.next();
+            }
+            first = end;
+        }
+    }
+
+    // Sets up position q, local position `local`: settles it at once if it
+
+    // Calls f(local) for every predecessor of position `local` inside the
+    // pair: the positions of the other half from which the opponent's king
+    // move leads to it. King moves are reversible: the opponent's king moves
+    // from this position, ranked turned round in the other half.
+    template <class F>
+    void for_each_predecessor(const Layout& layout, std::uint64_t local, F&& f) const {
+        const int h = layout.half_of(local);
+        const Position u = layout.position(local);
+        const Bitboard white_kings = u.kings_of(draughts::Color::white), black_kings = u.kings_of(draughts::Color::black);
+        const Index<N>& index = *layout.index[layout.partner(h)];
+        const std::uint64_t first = layout.partner(h) * layout.king_placements;
+        draughts::for_each_king_move<V>(u, draughts::Color::black, [&](int from, int to) {
+            const Bitboard moved = draughts::bit<Bitboard>(from) | draughts::bit<Bitboard>(to);
+            f(first + index.rank_kings_turned(white_kings, black_kings ^ moved, layout.free[h]));
+        });
+    }
+
+    // Tells the predecessors of `entries` (state indices of positions settled
+
+private:
+    Material material_;
+    bool symmetric_;
+    Index<N> sides_[2];
+};
+
+}  // namespace dtb

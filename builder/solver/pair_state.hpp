@@ -1,0 +1,94 @@
+// The state of a block pair while its bucket queue runs (docs/design.md,
+// "Solver"): one byte a position, read and written plainly by one thread or
+// atomically by all, and the buckets of state indices by distance.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+namespace dtb {
+
+// Per-position state while a pair is solved: a count of king moves not
+// yet settled (0..cannot_lose-1), or one of these.
+namespace pair_state {
+inline constexpr std::uint8_t cannot_lose = 253;  // not settled; a win or draw exit
+inline constexpr std::uint8_t settled = 254;      // final value, predecessors not yet told
+inline constexpr std::uint8_t done = 255;         // final value, predecessors told
+}  // namespace pair_state
+
+using Buckets = std::vector<std::vector<std::uint32_t>>;
+struct PairScratch {
+    std::vector<std::uint8_t> state;
+    Buckets buckets;
+};
+
+// The state array of a pair, read and written plainly when one thread
+// solves the pair, atomically when all do.
+template <bool Shared>
+struct PairStates {
+    static constexpr std::uint8_t cannot_lose = pair_state::cannot_lose, settled = pair_state::settled;
+    std::uint8_t* state;
+    std::uint8_t load(std::uint32_t l) const noexcept {
+        if constexpr (Shared) return std::atomic_ref<std::uint8_t>(state[l]).load(std::memory_order_relaxed);
+        return state[l];
+    }
+    void store(std::uint32_t l, std::uint8_t s) const noexcept {
+        if constexpr (Shared)
+            std::atomic_ref<std::uint8_t>(state[l]).store(s, std::memory_order_relaxed);
+        else
+            state[l] = s;
+    }
+    // Takes an unsettled position for the caller: false if it was settled already.
+    bool claim(std::uint32_t l) const noexcept {
+        if constexpr (Shared) {
+            std::atomic_ref<std::uint8_t> s(state[l]);
+            std::uint8_t seen = s.load(std::memory_order_relaxed);
+            while (seen <= cannot_lose)
+                if (s.compare_exchange_weak(seen, settled, std::memory_order_relaxed)) return true;
+            return false;
+        } else {
+            if (state[l] > cannot_lose) return false;
+            state[l] = settled;
+            return true;
+        }
+    }
+    // One fewer king move unsettled: true if that was the last.
+    bool count_down(std::uint32_t l) const noexcept {
+        if constexpr (Shared)
+            return std::atomic_ref<std::uint8_t>(state[l]).fetch_sub(1, std::memory_order_relaxed) == 1;
+        return --state[l] == 0;
+    }
+};
+
+// Pushes (distance, state index) into buckets: straight into the pair's
+// buckets when one thread solves it, through a per-chunk list otherwise.
+struct Pushes {
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> list;
+    void operator()(int plies, std::uint32_t at) { list.emplace_back(static_cast<std::uint32_t>(plies), at); }
+};
+
+inline void add_to_buckets(Buckets& buckets, std::uint32_t distance, std::uint32_t at) {
+    if (distance >= buckets.size()) buckets.resize(distance + 1);
+    buckets[distance].push_back(at);
+}
+
+// body(first, last, pushes) over chunks of [0, n) in parallel; the pushes
+// go into `buckets`.
+template <class Body>
+void run_chunks(std::uint32_t n, Buckets& buckets, Body&& body) {
+    std::mutex merge;
+    tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, n, 1024), [&](const tbb::blocked_range<std::uint32_t>& r) {
+        Pushes pushes;
+        body(r.begin(), r.end(), pushes);
+        const std::lock_guard lock(merge);
+        for (const auto& [d, at] : pushes.list) add_to_buckets(buckets, d, at);
+    });
+}
+
+}  // namespace dtb

@@ -1,0 +1,31 @@
+// What solving a material reports while it works, from several threads: the
+// level started and the positions done (for the progress display), and the
+// largest code of a position without a capture (for the table header).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+
+namespace dtb {
+
+struct SolveProgress {
+    std::function<void(int level, int levels)> level_started;
+    std::function<void(std::uint64_t positions)> positions_done;
+};
+
+// The largest of the codes noted, from any thread.
+class MaxCode {
+public:
+    void note(std::uint32_t code) noexcept {
+        std::uint32_t seen = value_.load();
+        while (seen < code && !value_.compare_exchange_weak(seen, code)) {
+        }
+    }
+    std::uint32_t value() const noexcept { return value_.load(); }
+
+private:
+    std::atomic<std::uint32_t> value_{0};
+};
+
+}  // namespace dtb

@@ -1,0 +1,706 @@
+// One level of a material solved by a team (docs/design.md, "Distributed
+// build"): each member takes a share of the level's pairs (or, when the
+// level has few pairs, a share of every pair), asks the members that hold
+// them for the values its positions' exits and captures lead to
+// (TeamTables), solves its pairs with the one-process code (set_up.hpp,
+// pair_queue.hpp), runs the queues of pairs split over the team in step, one
+// exchange of predecessor updates per distance, and sends its results to the
+// members whose ranges hold them.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <tbb/blocked_range.h>
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_for.h>
+
+#include "builder/solved_values.hpp"
+#include "builder/solver/pair_queue.hpp"
+#include "builder/solver/pair_space.hpp"
+#include "builder/solver/pair_state.hpp"
+#include "builder/solver/set_up.hpp"
+#include "builder/solver/solve_progress.hpp"
+#include "builder/team.hpp"
+#include "builder/team_tables.hpp"
+
+namespace dtb {
+
+template <class V>
+class TeamMember {
+public:
+    static constexpr int N = V::board_size;
+    using Position = draughts::Position<N>;
+    using Bitboard = typename Position::Bitboard;
+    using Move = draughts::Move<N>;
+    using Pair = typename PairSpace<V>::Pair;
+    using Split = typename PairSpace<V>::Split;
+    using SplitPair = typename PairSpace<V>::SplitPair;
+    using Layout = typename PairSpace<V>::Layout;
+    using ManExit = typename PairSpace<V>::ManExit;
+
+    // `tables` holds the team's share of the material and of the materials
+    // it leads to that are shared out; `successors` the materials it leads
+    // to that every member holds whole (the same on every member).
+    TeamMember(const PairSpace<V>& space, Team& team, TeamTables<V>& tables, const Successors<V>& successors,
+               const TeamOptions& options, const SolveProgress& progress, MaxCode& max_code)
+        : space_(space),
+          queue_(space),
+          team_(team),
+          tables_(tables),
+          successors_(successors),
+          options_(options),
+          progress_(progress),
+          max_code_(max_code),
+          buffers_(team.size()) {}
+
+    // The member's part of one level (solve_level_in_team below).
+    void solve_level(const PotentialLevels<N>& levels, const typename PotentialLevels<N>::Level& level, bool top) {
+        solve_level_in_team(levels, level, top);
+    }
+
+private:
+    void report(std::uint64_t positions) const {
+        if (progress_.positions_done) progress_.positions_done(positions);
+    }
+
+    // What a member solves of a level: a pair whole, or its share
+    // [first, last) of a pair split over the team. Its codes go to the
+    // level's work area from `work` on.
+    struct Portion {
+        Pair pair;
+        std::uint64_t first, last;
+        std::uint64_t work;
+        const SplitPair* split;  // null for a whole pair
+        std::uint32_t lock_base;  // a split pair's: the state index of `first` in the member's queue
+        // Where the member's positions of each half of the pair are: local
+        // position l at work l + storage_shift[h], state l + state_shift[h]
+        // (a split pair's halves are two portions; set by place()).
+        std::int64_t storage_shift[2] = {0, 0};
+        std::int64_t state_shift[2] = {0, 0};
+        std::uint32_t count() const noexcept { return static_cast<std::uint32_t>(last - first); }
+        int half(std::uint64_t king_placements) const noexcept { return first >= king_placements; }
+    };
+
+    // Numbers the portions' work areas in order, and tells each portion of a
+    // split pair where its sibling (the member's share of the other half) is.
+    void place(std::vector<Portion>& portions) const {
+        const std::uint64_t K = space_.side(0).king_placements();
+        std::uint64_t work = 0;
+        for (Portion& p : portions) {
+            p.work = std::exchange(work, work + p.count());
+            const std::int64_t storage = static_cast<std::int64_t>(p.work) - static_cast<std::int64_t>(p.first);
+            if (!p.split) {
+                p.storage_shift[0] = p.storage_shift[1] = storage;
+                p.state_shift[0] = p.state_shift[1] = -static_cast<std::int64_t>(p.first);  // the pair's own scratch
+            } else {
+                const int h = p.half(K);
+                p.storage_shift[h] = storage;
+                p.state_shift[h] = static_cast<std::int64_t>(p.lock_base) - static_cast<std::int64_t>(p.first);
+            }
+        }
+        for (std::size_t i = 0; i + 1 < portions.size(); ++i) {
+            Portion &a = portions[i], &b = portions[i + 1];
+            if (!a.split || a.split != b.split) continue;  // the two halves of one split pair
+            a.storage_shift[1] = b.storage_shift[1];
+            a.state_shift[1] = b.state_shift[1];
+            b.storage_shift[0] = a.storage_shift[0];
+            b.state_shift[0] = a.state_shift[0];
+        }
+    }
+
+    // A run of positions whose lookups are made and answered together, in
+    // order: the whole pairs portions[p0, p1) (small pairs), or positions
+    // [first, last) of portions[p0] (big or split pairs).
+    struct Chunk {
+        std::size_t p0, p1;
+        std::uint64_t first, last;
+        const std::uint16_t* entries;  // its answers (look_up())
+    };
+
+    // The layout of a portion inside the level's work area (place()).
+    Layout layout_in_work(const Portion& portion) const {
+        Layout layout = space_.layout_of(portion.pair);
+        for (int h = 0; h < 2; ++h) {
+            layout.storage_base[h] = portion.storage_shift[h];
+            layout.state_shift[h] = portion.state_shift[h];
+        }
+        layout.split = portion.split;
+        return layout;
+    }
+
+    // Values from outside a pair in a team: those of the materials every
+    // member holds whole read here, the others answered by their members
+    // (look_up()) and consumed in the order they were asked: per position
+    // without a capture, one per man move not read here; per position with
+    // one, meta - 1 of them, on top of the best over the captures read here
+    // (left in the position's code by ask()).
+    struct EntrySource {
+        const Successors<V>& successors;  // the materials every member holds whole
+        const SolvedValues& store;
+        const std::uint8_t* meta;  // by storage index: 0 without a capture, else the answers asked + 1
+        const std::uint16_t* entries;
+        std::optional<Value> capture_value(const Layout& layout, std::uint64_t local, const Position&) {
+            const std::uint64_t s = layout.storage(local);
+            if (meta[s] == 0) return std::nullopt;
+            Value best = value_of_dtw_code(store.code(s));
+            for (std::uint8_t i = 1; i < meta[s]; ++i) {
+                const Value v = before_move(value_of_dtw_code(*entries++));
+                if (preferred(v, best)) best = v;
+            }
+            return best;
+        }
+        Value promotion(const Position& child) {
+            if (const std::optional<Value> v = successors.held_value(child)) return *v;
+            return value_of_dtw_code(*entries++);
+        }
+        Value man_move(const ManExit&, Bitboard, Bitboard) { return value_of_dtw_code(*entries++); }
+    };
+
+    // The words of the values that `local` needs from other members, in the
+    // order initialise() takes them; sets its meta, and for a position with
+    // a capture leaves the best over the captures read here in its code.
+    void ask(SolvedValues& store, const Layout& layout, std::uint64_t local, const Position& q, std::uint8_t* meta,
+             std::vector<std::uint64_t>& words) const {
+        const std::uint64_t s = layout.storage(local);
+        if (draughts::has_capture<V>(q)) {
+            draughts::MoveList<N> moves;
+            draughts::generate_moves<V>(q, moves);
+            Value best = Value::loss(0);
+            std::size_t asked = 0;
+            for (const Move& m : moves) {
+                Position child = q;
+                draughts::make_move(child, m);
+                if (const std::optional<Value> v = successors_.held_value(child)) {
+                    if (preferred(before_move(*v), best)) best = before_move(*v);
+                } else {
+                    words.push_back(tables_.locate(child));
+                    ++asked;
+                }
+            }
+            if (asked > 254)
+                throw std::runtime_error(space_.material().name() + ": a position with " + std::to_string(asked) +
+                                         " captures; a team counts at most 254");
+            meta[s] = static_cast<std::uint8_t>(asked + 1);
+            store.code(s) = static_cast<std::uint16_t>(dtw_code(best));
+            return;
+        }
+        meta[s] = 0;
+        const int h = layout.half_of(local);
+        for (int i = 0; i < layout.man_exit_count[h]; ++i) {
+            const ManExit& e = layout.man_exits[h][i];
+            if (e.target & q.kings) continue;
+            if (!e.promotes) {
+                words.push_back(TeamTables<V>::word(
+                    0, e.child(q.kings_of(draughts::Color::white), q.kings_of(draughts::Color::black))));
+                continue;
+            }
+            Position child = q;
+            draughts::make_move(child, Move{0, e.from, e.to, true});
+            if (!successors_.held_value(child)) words.push_back(tables_.locate(child));
+        }
+    }
+
+    // Calls f(layout, first, last) for the runs of positions of a chunk.
+    template <class F>
+    void for_each_run(const Chunk& c, const std::vector<Portion>& portions, F&& f) const {
+        if (c.p1 > c.p0 + 1 || c.last == 0) {
+            for (std::size_t p = c.p0; p < c.p1; ++p)
+                f(layout_in_work(portions[p]), portions[p].first, portions[p].last);
+        } else {
+            f(layout_in_work(portions[c.p0]), c.first, c.last);
+        }
+    }
+
+    // Where the rounds of a team's exchange start when n items of size(i)
+    // positions are taken in order, at most lookup_positions positions a
+    // round (an item bigger: a round of its own); n last.
+    template <class Size>
+    std::vector<std::size_t> round_starts(std::size_t n, Size&& size) const {
+        std::vector<std::size_t> starts{0};
+        std::uint64_t in_round = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::uint64_t count = size(i);
+            if (in_round > 0 && in_round + count > options_.lookup_positions) {
+                starts.push_back(i);
+                in_round = 0;
+            }
+            in_round += count;
+        }
+        starts.push_back(n);
+        return starts;
+    }
+
+    // Looks up every value the member's positions need from outside their
+    // pairs, in rounds that every member takes part in (answering the others'
+    // questions even when it has none): each chunk gets its answers, in one
+    // buffer of `entries` per round; `meta` the number of captures of each position.
+    void look_up(SolvedValues& store, std::vector<Chunk>& chunks, const std::vector<Portion>& portions,
+                 std::vector<std::uint8_t>& meta, std::vector<std::vector<std::uint16_t>>& entries) {
+        const int members = team_.size();
+        // Rounds of at most lookup_positions positions (and one chunk at least).
+        const std::vector<std::size_t> round_start = round_starts(chunks.size(), [&](std::size_t c) {
+            std::uint64_t n = 0;
+            for_each_run(chunks[c], portions, [&](const Layout&, std::uint64_t f, std::uint64_t l) { n += l - f; });
+            return n;
+        });
+        const std::uint64_t rounds = team_.all_max(round_start.size() - 1);
+        TeamBuffers& b = buffers_;
+        Mailbox<std::uint64_t>& questions = b.questions;
+        Mailbox<std::uint16_t>& answers = b.answers;
+        std::vector<std::vector<std::uint64_t>>& words = b.words;
+        std::vector<std::vector<std::size_t>>& start = b.start;
+        std::vector<std::uint64_t>& sent = b.asked;
+        std::vector<std::uint16_t>& replies = b.replies;
+        std::size_t round_buffers = 0;
+        std::vector<std::size_t> counts(members), part(members + 1);
+        for (std::uint64_t r = 0; r < rounds; ++r) {
+            const std::size_t c0 = r + 1 < round_start.size() ? round_start[r] : chunks.size();
+            const std::size_t c1 = r + 1 < round_start.size() ? round_start[r + 1] : chunks.size();
+            const std::size_t n = c1 - c0;
+            if (words.size() < n) {
+                words.resize(n);
+                start.resize(n);
+            }
+            // The questions, chunk by chunk.
+            tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) {
+                words[i].clear();
+                start[i].assign(members, 0);
+                for_each_run(chunks[c0 + i], portions, [&](const Layout& layout, std::uint64_t f, std::uint64_t l) {
+                    space_.for_each_position(layout, f, l, [&](std::uint64_t x, const Position& q) {
+                        ask(store, layout, x, q, meta.data(), words[i]);
+                    });
+                });
+                for (std::uint64_t w : words[i])
+                    if (w != TeamTables<V>::no_piece) ++start[i][tables_.owner(w)];
+            });
+            // Sent to the members holding them, in chunk order: chunk i's
+            // questions to member j start at start[i][j] of j's part.
+            std::fill(counts.begin(), counts.end(), 0);
+            for (int j = 0; j < members; ++j)
+                for (std::size_t i = 0; i < n; ++i) counts[j] += std::exchange(start[i][j], counts[j]);
+            for (int j = 0; j < members; ++j) part[j + 1] = part[j] + counts[j];
+            sent.resize(part[members]);
+            tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) {
+                std::vector<std::size_t> at(members);
+                for (int j = 0; j < members; ++j) at[j] = part[j] + start[i][j];
+                for (std::uint64_t w : words[i])
+                    if (w != TeamTables<V>::no_piece) sent[at[tables_.owner(w)]++] = w;
+            });
+            questions.send(team_, sent, counts);
+            // The answers to the others' questions.
+            replies.resize(questions.received());
+            std::size_t offset = 0;
+            for (int j = 0; j < members; ++j) {
+                const std::span<const std::uint64_t> q = questions.from(j);
+                tbb::parallel_for(tbb::blocked_range<std::size_t>(0, q.size(), 4096),
+                                  [&](const tbb::blocked_range<std::size_t>& r) {
+                                      for (std::size_t x = r.begin(); x != r.end(); ++x)
+                                          replies[offset + x] = tables_.code(q[x]);
+                                  });
+                counts[j] = q.size();
+                offset += q.size();
+            }
+            answers.send(team_, replies, counts);
+            // Into the round's entries, in the order asked.
+            std::vector<std::uint64_t> entry_first(n + 1, 0);
+            for (std::size_t i = 0; i < n; ++i) entry_first[i + 1] = entry_first[i] + words[i].size();
+            if (round_buffers == entries.size()) entries.emplace_back();
+            std::vector<std::uint16_t>& round = entries[round_buffers++];
+            round.resize(entry_first[n]);
+            tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) {
+                chunks[c0 + i].entries = round.data() + entry_first[i];
+                std::vector<std::size_t> at(start[i]);
+                std::uint16_t* out = round.data() + entry_first[i];
+                for (std::uint64_t w : words[i]) {
+                    if (w == TeamTables<V>::no_piece) {
+                        *out++ = static_cast<std::uint16_t>(dtw_code(Value::loss(0)));
+                    } else {
+                        const int j = tables_.owner(w);
+                        *out++ = answers.from(j)[at[j]++];
+                    }
+                }
+            });
+        }
+    }
+
+    // Sends the codes and capture marks of the member's positions of a level
+    // to the members whose ranges hold them, and takes in those it holds.
+    // A record: global start, count, the codes, the capture marks (one byte
+    // per 8 positions), zero bytes up to a multiple of 8.
+    void send_home(const std::vector<Portion>& portions, const SolvedValues& work) {
+        const int members = team_.size();
+        const Ranges& homes = tables_.homes();
+        // Rounds of at most lookup_positions positions, as many for every
+        // member: portions cut into pieces no bigger, a round of pieces.
+        struct Piece {
+            std::size_t portion;
+            std::uint64_t first, last;
+        };
+        std::vector<Piece> pieces;
+        for (std::size_t p = 0; p < portions.size(); ++p)
+            for (std::uint64_t f = portions[p].first; f < portions[p].last; f += options_.lookup_positions)
+                pieces.push_back({p, f, std::min<std::uint64_t>(portions[p].last, f + options_.lookup_positions)});
+        const std::vector<std::size_t> round_start =
+            round_starts(pieces.size(), [&](std::size_t i) { return pieces[i].last - pieces[i].first; });
+        const std::uint64_t rounds = team_.all_max(round_start.size() - 1);
+        Mailbox<std::byte>& mail = buffers_.results;
+        for (std::uint64_t r = 0; r < rounds; ++r) {
+            const std::size_t i0 = r + 1 < round_start.size() ? round_start[r] : pieces.size();
+            const std::size_t i1 = r + 1 < round_start.size() ? round_start[r + 1] : pieces.size();
+            for (std::size_t i = i0; i < i1; ++i) {
+                const Portion& portion = portions[pieces[i].portion];
+                const Layout layout = layout_in_work(portion);
+                // Runs of consecutive global positions: a half at a time, cut where the ranges change hands.
+                std::uint64_t l = pieces[i].first;
+                while (l < pieces[i].last) {
+                    const int h = layout.half_of(l);
+                    const std::uint64_t g = layout.global(l);
+                    const int home = homes.owner(g);
+                    const std::uint64_t half_end = (h + 1) * layout.king_placements;
+                    const std::uint64_t end = std::min<std::uint64_t>(
+                        {pieces[i].last, half_end, l + (homes.first(home + 1) - g)});
+                    const auto count = static_cast<std::uint32_t>(end - l);
+                    std::vector<std::byte>& o = mail.to(home);
+                    const std::size_t at = o.size();
+                    const std::size_t marks = (count + 7) / 8;
+                    o.resize(at + (16 + 2 * std::size_t{count} + marks + 7) / 8 * 8, std::byte{0});
+                    std::byte* rec = o.data() + at;
+                    store_u64(rec, g);
+                    store_u64(rec + 8, count);
+                    std::memcpy(rec + 16, work.codes.data() + (layout.storage(l) - work.first), 2 * std::size_t{count});
+                    for (std::uint32_t x = 0; x < count; ++x)
+                        if (work.has_capture(layout.storage(l + x)))
+                            rec[16 + 2 * count + x / 8] |= static_cast<std::byte>(1 << (x % 8));
+                    l += count;
+                }
+            }
+            mail.exchange(team_);
+            SolvedValues& home = tables_.home();
+            for (int j = 0; j < members; ++j) {
+                const std::span<const std::byte> in = mail.from(j);
+                for (std::size_t at = 0; at < in.size();) {
+                    const std::byte* rec = in.data() + at;
+                    const std::uint64_t g = load_u64(rec), count = load_u64(rec + 8);
+                    if (!home.holds(g) || !home.holds(g + count - 1))
+                        throw std::logic_error("a team member sent positions this member does not hold");
+                    std::memcpy(&home.code(g), rec + 16, 2 * count);
+                    for (std::uint64_t x = 0; x < count; ++x)
+                        if (std::to_integer<int>(rec[16 + 2 * count + x / 8]) >> (x % 8) & 1) home.mark_capture(g + x);
+                    at += (16 + 2 * count + (count + 7) / 8 + 7) / 8 * 8;
+                }
+            }
+        }
+    }
+
+    // The queue of the pairs split over the team, worked in step: at each
+    // distance every member tells the predecessors of its positions settled
+    // at that distance, sends those another member holds to it, and applies
+    // those it receives. `portions[first..]` are the member's shares of the
+    // split pairs, their states in `lock` from their lock_base on.
+    void run_split_queue(SolvedValues& work, const std::vector<Portion>& portions, std::size_t first,
+                         std::vector<std::uint8_t>& lock, Buckets& buckets) {
+        const int members = team_.size(), me = team_.rank();
+        const PairStates<true> states{lock.data()};
+        std::vector<Layout> layouts;
+        std::vector<std::uint32_t> bases;  // lock index of each portion's first position
+        std::vector<std::int64_t> shifts;  // state index to local position, each portion
+        const std::uint64_t K = space_.side(0).king_placements();
+        for (std::size_t p = first; p < portions.size(); ++p) {
+            layouts.push_back(layout_in_work(portions[p]));
+            bases.push_back(portions[p].lock_base);
+            shifts.push_back(portions[p].state_shift[portions[p].half(K)]);
+        }
+        auto locate = [&](std::uint32_t at) {
+            const std::size_t i = std::upper_bound(bases.begin(), bases.end(), at) - bases.begin() - 1;
+            return std::pair{&layouts[i], static_cast<std::uint64_t>(static_cast<std::int64_t>(at) - shifts[i])};
+        };
+        constexpr std::uint64_t none = ~std::uint64_t{0};
+        auto next = [&](std::uint64_t after) {
+            std::uint64_t d = after + 1;
+            while (d < buckets.size() && buckets[d].empty()) ++d;
+            return team_.all_min(d < buckets.size() ? d : none);
+        };
+        // Each thread's updates for the other members, kept from batch to batch.
+        tbb::enumerable_thread_specific<std::vector<std::vector<std::uint32_t>>> outboxes(
+            [&] { return std::vector<std::vector<std::uint32_t>>(members); });
+        Mailbox<std::uint32_t>& mail = buffers_.updates;
+        std::vector<std::uint32_t>& sent = buffers_.told;
+        std::vector<std::size_t> counts(members);
+        for (std::uint64_t d = next(none); d != none; d = next(d)) {
+            // d is the team's next distance: this member may have nothing at it.
+            const std::vector<std::uint32_t> bucket = d < buckets.size() ? std::exchange(buckets[d], {})
+                                                                         : std::vector<std::uint32_t>{};
+            const std::uint64_t batch = options_.update_positions;
+            const std::uint64_t batches = team_.all_max((bucket.size() + batch - 1) / batch);
+            for (std::uint64_t b = 0; b < batches; ++b) {
+                const std::size_t from = std::min<std::size_t>(bucket.size(), b * batch);
+                const std::span<const std::uint32_t> entries =
+                    std::span<const std::uint32_t>(bucket).subspan(from, std::min<std::size_t>(batch, bucket.size() - from));
+                run_chunks(static_cast<std::uint32_t>(entries.size()), buckets,
+                           [&](std::uint32_t f, std::uint32_t l, Pushes& pushes) {
+                               auto& outbox = outboxes.local();
+                               auto away = [&](const Layout& layout, std::uint64_t pred) {
+                                   const Split& split = layout.split->half[layout.half_of(pred)];
+                                   const int owner = split.owner(pred);
+                                   if (owner == me) return false;
+                                   outbox[owner].push_back(split.lock_base[owner] +
+                                                           static_cast<std::uint32_t>(pred - split.bounds[owner]));
+                                   return true;
+                               };
+                               queue_.propagate(work, entries.subspan(f, l - f), static_cast<std::uint32_t>(d), states, pushes,
+                                         locate, away);
+                           });
+                // Into one buffer in member order, then to the members.
+                std::fill(counts.begin(), counts.end(), 0);
+                for (const auto& outbox : outboxes)
+                    for (int j = 0; j < members; ++j) counts[j] += outbox[j].size();
+                std::size_t total = 0;
+                for (int j = 0; j < members; ++j) total += counts[j];
+                sent.resize(total);
+                std::size_t at = 0;
+                for (int j = 0; j < members; ++j)
+                    for (auto& outbox : outboxes) {
+                        std::copy(outbox[j].begin(), outbox[j].end(), sent.begin() + static_cast<std::ptrdiff_t>(at));
+                        at += outbox[j].size();
+                        outbox[j].clear();
+                    }
+                mail.send(team_, sent, counts);
+                for (int j = 0; j < members; ++j) {
+                    const std::span<const std::uint32_t> told = mail.from(j);
+                    run_chunks(static_cast<std::uint32_t>(told.size()), buckets,
+                               [&](std::uint32_t f, std::uint32_t l, Pushes& pushes) {
+                                   // In groups whose states and codes are prefetched first, as in propagate().
+                                   constexpr std::uint32_t group = 64;
+                                   std::array<std::uint16_t*, group> codes;
+                                   for (std::uint32_t x = f; x < l; x += group) {
+                                       const std::uint32_t n = std::min(group, l - x);
+                                       for (std::uint32_t y = 0; y < n; ++y) {
+                                           const auto [layout, local] = locate(told[x + y]);
+                                           codes[y] = &work.code(layout->storage(local));
+                                           __builtin_prefetch(codes[y], 1);
+                                           __builtin_prefetch(states.state + told[x + y], 1);
+                                       }
+                                       for (std::uint32_t y = 0; y < n; ++y)
+                                           PairQueue<V>::tell(*codes[y], told[x + y], static_cast<std::uint32_t>(d), states, pushes);
+                                   }
+                               });
+                }
+            }
+        }
+    }
+
+    // A team member's part of one level.
+    void solve_level_in_team(const PotentialLevels<N>& levels, const typename PotentialLevels<N>::Level& level,
+                             bool top) {
+        const int members = team_.size(), me = team_.rank();
+        const std::uint64_t configurations = level.men_configurations;
+        const std::uint64_t K = space_.side(0).king_placements();
+        // The member's portions: its share of the level's men configurations,
+        // whole, or its share of every pair when there are too few to go round.
+        std::vector<Portion> portions;
+        std::uint64_t work = 0;
+        // Whole pairs are numbered with 32 bits: bigger ones are always split.
+        const bool split = (configurations < options_.configurations_per_member * static_cast<std::uint64_t>(members) ||
+                            2 * K >= std::uint64_t{1} << 31) &&
+                           2 * K >= options_.min_split_positions;
+        std::vector<SplitPair> splits;
+        if (split) {
+            const std::vector<Pair> pairs = space_.pairs_of(levels, level.potential);
+            splits.resize(pairs.size());
+            std::vector<std::uint64_t> lock_next(members, 0);
+            for (std::size_t i = 0; i < pairs.size(); ++i)
+                for (int h = 0; h < (pairs[i].alone ? 1 : 2); ++h) {
+                    Split& s = splits[i].half[h];
+                    for (int j = 0; j <= members; ++j) s.bounds.push_back(h * K + share_bound(K, j, members));
+                    for (int j = 0; j < members; ++j) {
+                        s.lock_base.push_back(static_cast<std::uint32_t>(lock_next[j]));
+                        lock_next[j] += s.bounds[j + 1] - s.bounds[j];
+                    }
+                    if (lock_next[me] >= std::uint64_t{1} << 32)
+                        throw std::runtime_error(space_.material().name() + ": more than 2^32 positions of one level on one "
+                                                 "member; build it on more ranks");
+                    const std::uint64_t f = s.bounds[me], l = s.bounds[me + 1];
+                    if (f < l)
+                        portions.push_back({pairs[i], f, l, std::exchange(work, work + (l - f)), &splits[i], s.lock_base[me]});
+                }
+        } else {
+            // The level's configurations in slices dealt out in turn, 16 a
+            // member: neighbouring configurations cost alike, so one slice
+            // each would leave some members with the dear ones.
+            const std::uint64_t slices = std::min<std::uint64_t>(configurations, 16 * static_cast<std::uint64_t>(members));
+            for (std::uint64_t i = me; i < slices; i += members) {
+                const std::uint64_t first = share_bound(configurations, static_cast<int>(i), static_cast<int>(slices));
+                const std::uint64_t last = share_bound(configurations, static_cast<int>(i + 1), static_cast<int>(slices));
+                for (const Pair& pair : space_.pairs_of(levels, level.potential, first, last - first)) {
+                    const auto size = static_cast<std::uint32_t>(space_.pair_positions(pair));
+                    portions.push_back({pair, 0, size, std::exchange(work, work + size), nullptr, 0});
+                }
+            }
+        }
+        // Small whole pairs first (chunks of several), then the big ones and
+        // the shares of split pairs (chunks of slices).
+        const std::uint64_t big = options_.shared_pair_positions;
+        std::stable_partition(portions.begin(), portions.end(), [&](const Portion& p) {
+            return !p.split && p.count() < big;
+        });
+        place(portions);
+        work = 0;
+        for (const Portion& p : portions) work += p.count();
+        constexpr std::uint32_t slice = 4096;
+        std::vector<Chunk> chunks;
+        std::size_t small = 0;
+        while (small < portions.size() && !portions[small].split && portions[small].count() < big) {
+            std::size_t end = small;
+            std::uint64_t n = 0;
+            while (end < portions.size() && !portions[end].split && portions[end].count() < big &&
+                   n < slice)
+                n += portions[end++].count();
+            chunks.push_back({small, end, 0, 0, nullptr});
+            small = end;
+        }
+        for (std::size_t p = small; p < portions.size(); ++p)
+            for (std::uint64_t f = portions[p].first; f < portions[p].last; f += slice)
+                chunks.push_back({p, p + 1, f, std::min<std::uint64_t>(portions[p].last, f + slice), nullptr});
+
+        SolvedValues& store = buffers_.work;
+        store.material = space_.material();
+        store.codes.resize(work);  // every code is written before it is read
+        store.capture.assign((work + 63) / 64, 0);
+        // Whether the level needs values from other members: those of the
+        // materials shared out, and of man moves (none from the top level:
+        // a man move there would raise the highest potential).
+        const bool asks = tables_.shares_successors() || (space_.material().men() > 0 && !top);
+        std::vector<std::uint8_t>& meta = buffers_.meta;
+        std::vector<std::vector<std::uint16_t>>& entries = buffers_.entries;
+        meta.resize(asks ? work : 0);  // ask() writes every position's
+        if (asks) look_up(store, chunks, portions, meta, entries);
+        // The values of a chunk's positions from outside their pairs.
+        auto with_source = [&](const Chunk& chunk, auto&& f) {
+            if (asks) {
+                EntrySource source{successors_, store, meta.data(), chunk.entries};
+                f(source);
+            } else {  // no man move and no table shared out: `store` is never read
+                DirectSource<V> source(successors_, store);
+                f(source);
+            }
+        };
+
+        // Small whole pairs, a chunk per task.
+        std::size_t c = 0;
+        const std::size_t small_chunks = std::find_if(chunks.begin(), chunks.end(), [&](const Chunk& ch) {
+                                             return ch.p0 >= small;
+                                         }) - chunks.begin();
+        {
+            tbb::enumerable_thread_specific<PairScratch> scratches;
+            tbb::parallel_for(std::size_t{0}, small_chunks, [&](std::size_t i) {
+                PairScratch& scratch = scratches.local();
+                std::uint64_t positions = 0;
+                with_source(chunks[i], [&](auto& source) {
+                    for (std::size_t p = chunks[i].p0; p < chunks[i].p1; ++p) {
+                        max_code_.note(
+                            queue_.solve_alone(store, layout_in_work(portions[p]), portions[p].count(), scratch, source));
+                        positions += portions[p].count();
+                    }
+                });
+                report(positions);
+            });
+            c = small_chunks;
+        }
+        // Big whole pairs, one at a time with all threads.
+        std::size_t first_split = small;
+        while (first_split < portions.size() && !portions[first_split].split) ++first_split;
+        for (std::size_t p = small; p < first_split; ++p) {
+            const std::size_t c0 = c;
+            while (c < chunks.size() && chunks[c].p0 == p) ++c;
+            const Layout layout = layout_in_work(portions[p]);
+            PairScratch scratch;
+            max_code_.note(queue_.solve_shared(store, layout, portions[p].count(), scratch,
+                                     [&](const PairStates<true>& states, Buckets& buckets) {
+                                         initialise_chunks(store, chunks, c0, c, with_source, states, buckets,
+                                                           [&](std::size_t) { return layout; });
+                                     }));
+            report(portions[p].count());
+        }
+        // The shares of split pairs, in step with the team.
+        if (split) {
+            std::uint64_t lock_size = 0;
+            for (std::size_t p = first_split; p < portions.size(); ++p) lock_size += portions[p].count();
+            std::vector<std::uint8_t>& lock = buffers_.lock;
+            lock.assign(lock_size, 0);
+            Buckets buckets;
+            const PairStates<true> states{lock.data()};
+            initialise_chunks(store, chunks, c, chunks.size(), with_source, states, buckets,
+                              [&](std::size_t p) { return layout_in_work(portions[p]); });
+            run_split_queue(store, portions, first_split, lock, buckets);
+            std::uint32_t max_code = 0;
+            for (std::size_t p = first_split; p < portions.size(); ++p)
+                max_code = std::max(max_code, PairQueue<V>::finish(store, layout_in_work(portions[p]),
+                                                     portions[p].first, portions[p].last, lock.data()));
+            max_code_.note(max_code);
+            report(lock_size);
+        }
+        send_home(portions, store);
+    }
+
+    // Sets up the positions of chunks [c0, c1) (each one portion's slice) in
+    // parallel, their states through layout_of_portion(p).
+    template <class WithSource, class LayoutOf>
+    void initialise_chunks(SolvedValues& store, const std::vector<Chunk>& chunks, std::size_t c0, std::size_t c1,
+                           WithSource&& with_source, const PairStates<true>& states, Buckets& buckets,
+                           LayoutOf&& layout_of_portion) {
+        std::mutex merge;
+        tbb::parallel_for(c0, c1, [&](std::size_t i) {
+            const Chunk& chunk = chunks[i];
+            const Layout layout = layout_of_portion(chunk.p0);
+            Pushes pushes;
+            with_source(chunk, [&](auto& source) {
+                space_.for_each_position(layout, chunk.first, chunk.last, source, [&](std::uint64_t l, const Position& q) {
+                    initialise<V>(store, layout, l, q, states, pushes, source);
+                });
+            });
+            const std::lock_guard lock(merge);
+            for (const auto& [d, at] : pushes.list) add_to_buckets(buckets, d, at);
+        });
+    }
+
+    // A team member's buffers, kept from level to level: each level's would
+    // otherwise be new memory, which the kernel maps and zeroes page by page.
+    struct TeamBuffers {
+        explicit TeamBuffers(int members)
+            : questions(members), answers(members), results(members), updates(members) {}
+        Mailbox<std::uint64_t> questions;
+        Mailbox<std::uint16_t> answers;
+        Mailbox<std::byte> results;
+        Mailbox<std::uint32_t> updates;
+        std::vector<std::vector<std::uint64_t>> words;  // per chunk of a round, in the order asked
+        std::vector<std::vector<std::size_t>> start;    // per chunk and member: where its questions start
+        std::vector<std::uint64_t> asked;
+        std::vector<std::uint16_t> replies;
+        std::vector<std::uint32_t> told;
+        SolvedValues work;                                // the codes of the level's positions
+        std::vector<std::uint8_t> meta, lock;
+        std::vector<std::vector<std::uint16_t>> entries;  // the answers, a buffer per round
+    };
+
+    const PairSpace<V>& space_;
+    PairQueue<V> queue_;
+    Team& team_;
+    TeamTables<V>& tables_;
+    const Successors<V>& successors_;
+    TeamOptions options_;
+    const SolveProgress& progress_;
+    MaxCode& max_code_;
+    TeamBuffers buffers_;
+};
+
+}  // namespace dtb
