@@ -42,9 +42,12 @@ public:
     // position; `away(layout, local)` takes a predecessor that another member
     // holds (and returns true) or leaves it (false). The entries are taken in
     // groups of 64: the predecessors of a whole group are listed and their
-    // state and code prefetched before any is touched, so that in a large pair
-    // the random accesses overlap instead of waiting in turn (they dominate
-    // the time otherwise).
+    // states prefetched before any is touched, so that in a large pair the
+    // random accesses overlap instead of waiting in turn (they dominate the
+    // time otherwise). Their codes are not: a predecessor's code is read or
+    // written only when the tell settles it, about once per position against
+    // one tell per king move, and prefetching them all filled the
+    // processor's outstanding misses with lines mostly never used.
     template <bool Shared, class Push, class Locate, class Away>
     void propagate(SolvedValues& store, std::span<const std::uint32_t> entries, std::uint32_t distance,
                    const PairStates<Shared>& states, Push& push, Locate&& locate, Away&& away) const {
@@ -72,7 +75,6 @@ public:
                     if (away(*layout, pred)) return;
                     predecessors.push_back(pred);
                     __builtin_prefetch(states.state + layout->state(pred), 1);
-                    __builtin_prefetch(&store.code(layout->storage(pred)), 1);
                 });
             }
             first[n] = static_cast<std::uint32_t>(predecessors.size());

@@ -479,7 +479,7 @@ private:
                     const std::span<const std::uint32_t> told = mail.from(j);
                     run_chunks(static_cast<std::uint32_t>(told.size()), buckets,
                                [&](std::uint32_t f, std::uint32_t l, Pushes& pushes) {
-                                   // In groups whose states and codes are prefetched first, as in propagate().
+                                   // In groups whose states are prefetched first, as in propagate().
                                    constexpr std::uint32_t group = 64;
                                    std::array<std::uint16_t*, group> codes;
                                    for (std::uint32_t x = f; x < l; x += group) {
@@ -487,7 +487,6 @@ private:
                                        for (std::uint32_t y = 0; y < n; ++y) {
                                            const auto [layout, local] = locate(told[x + y]);
                                            codes[y] = &work.code(layout->storage(local));
-                                           __builtin_prefetch(codes[y], 1);
                                            __builtin_prefetch(states.state + told[x + y], 1);
                                        }
                                        for (std::uint32_t y = 0; y < n; ++y)
