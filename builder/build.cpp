@@ -1,6 +1,7 @@
 #include "builder/build.hpp"
 
 #include <algorithm>
+#include <condition_variable>
 #include <csignal>
 #include <cstdlib>
 #include <map>
@@ -11,10 +12,12 @@
 
 #include <fmt/core.h>
 #include <tbb/global_control.h>
+#include <tbb/task_arena.h>
 #include <tbb/task_group.h>
 
 #include "builder/build_plan.hpp"
 #include "builder/material_job.hpp"
+#include "builder/packed_codes.hpp"
 #include "builder/progress.hpp"
 #include "builder/table_loader.hpp"
 #include "draughts/variant.hpp"
@@ -38,8 +41,10 @@ namespace {
 // (MaterialSolver::working_bytes) and the solved tables kept for the
 // materials still to build. A ready material waits while the others' use
 // leaves no room for it; with nothing else in work it starts anyway, after
-// the kept tables no material in work is reading are dropped (they are read
-// back from their files, or through the probe cache, when needed again).
+// the kept tables no material in work is reading give up their room: packed
+// first (a few percent of their size, unpacked at memory speed when needed
+// again), then dropped (read back from their files, their capture positions
+// solved again, or through the probe cache).
 template <class V>
 class Builder {
 public:
@@ -94,8 +99,10 @@ private:
         int pending = 0;                   // materials still to build before this one can start
         std::vector<Material> dependents;  // those waiting for this one
         int uses = 0;                      // materials still to build that read this one
-        std::shared_ptr<const SolvedValues> values;  // in memory while some use is left
-        bool load_tried = false;
+        std::shared_ptr<const SolvedValues> values;  // in memory while some use is left and there is room
+        std::unique_ptr<const PackedCodes> packed;   // once it gave up its room, while some use is left
+        bool loading = false;     // being unpacked or read back for a material; others wait for it
+        bool load_tried = false;  // there was no room to: read through the probe cache
     };
 
     // Starts the waiting materials whose working sets fit, in the order they
@@ -104,11 +111,13 @@ private:
     void start_ready() {
         for (auto it = waiting_.begin(); it != waiting_.end();) {
             const std::uint64_t bytes = MaterialSolver<V>::working_bytes(*it);
-            if (running_ > 0 && !make_room(bytes)) {
+            // A second material at once is not worth reading tables back
+            // from their files: it waits instead.
+            if (running_ > 0 && !make_room(bytes, nullptr)) {
                 ++it;
                 continue;
             }
-            if (running_ == 0) make_room(bytes);  // as much as can be had
+            if (running_ == 0) make_room(bytes, &*it);  // as much as can be had
             ++running_;
             memory_ += bytes;
             group_.run([this, m = *it] { solve(m); });
@@ -117,57 +126,125 @@ private:
     }
 
     // Whether `bytes` more fit the budget, once the kept tables no material
-    // in work reads are dropped if need be, those with the fewest uses left
-    // first (called with the mutex held).
-    bool make_room(std::uint64_t bytes) {
-        if (memory_ + bytes <= budget_) return true;
+    // in work reads give up room if need be, those with the fewest uses left
+    // first: packed first, then, for material `dropping_for`, dropped if it
+    // does not read them (read back from their files, or through the probe
+    // cache, when needed again). Called with the mutex held.
+    bool make_room(std::uint64_t bytes, const Material* dropping_for) {
+        const auto fits = [&] { return memory_ + bytes <= budget_; };
+        const auto fewest_uses_first = [](const Node* a, const Node* b) { return a->uses < b->uses; };
+        if (fits()) return true;
         std::vector<Node*> unused;
         for (auto& [m, node] : nodes_)
-            if (node.values && node.values.use_count() == 1) unused.push_back(&node);
-        std::sort(unused.begin(), unused.end(), [](const Node* a, const Node* b) { return a->uses < b->uses; });
+            if (node.values && node.values.use_count() == 1 && !node.loading) unused.push_back(&node);
+        std::sort(unused.begin(), unused.end(), fewest_uses_first);
         for (Node* node : unused) {
-            if (memory_ + bytes <= budget_) break;
+            if (fits()) return true;
+            if (!node->packed) {
+                node->packed = pack(*node->values);
+                memory_ += node->packed->bytes();
+            }
             memory_ -= node->values->bytes();
             node->values.reset();
-            node->load_tried = false;  // it may be read back when there is room again
+            node->load_tried = false;  // it may be unpacked when there is room again
         }
-        return memory_ + bytes <= budget_;
+        if (!dropping_for) return fits();
+        const std::vector<Material>& needed = nodes_[*dropping_for].plan->successors;
+        std::vector<Node*> packed;
+        for (auto& [m, node] : nodes_)
+            if (node.packed && !node.values && !node.loading &&
+                std::find(needed.begin(), needed.end(), m) == needed.end())
+                packed.push_back(&node);
+        // Dropped only if that makes room: each is read back at a cost.
+        std::uint64_t droppable = 0;
+        for (const Node* node : packed) droppable += node->packed->bytes();
+        if (memory_ - droppable + bytes > budget_) return false;
+        std::sort(packed.begin(), packed.end(), fewest_uses_first);
+        for (Node* node : packed) {
+            if (fits()) return true;
+            memory_ -= node->packed->bytes();
+            node->packed.reset();
+            node->load_tried = false;  // it may be read back from its file when there is room again
+        }
+        return fits();
     }
 
-    // The solved values of successor s in memory, or null: read it through the probe cache.
-    std::shared_ptr<const SolvedValues> acquire(const Material& s) {
+    // A kept table packed (called with the mutex held: its threads take no
+    // other task meanwhile, which could wait for the mutex).
+    std::unique_ptr<const PackedCodes> pack(const SolvedValues& values) {
+        auto packed = tbb::this_task_arena::isolate([&] { return std::make_unique<const PackedCodes>(values); });
+        ++report_.kept.packed;
+        report_.kept.packed_from_bytes += packed->unpacked_bytes();
+        report_.kept.packed_to_bytes += packed->bytes();
+        return packed;
+    }
+
+    // The solved values of successor s of `reader` in memory, or null: read it through
+    // the probe cache. A packed table is unpacked; one dropped is read back
+    // from its file, its capture positions solved again from the tables
+    // they lead to.
+    std::shared_ptr<const SolvedValues> acquire(const Material& s, const Material& reader) {
         std::unique_lock lock(mutex_);
         Node& node = nodes_[s];
+        loaded_.wait(lock, [&] { return !node.loading; });
         if (node.values || node.load_tried) return node.values;
         node.load_tried = true;
-        // Read back from its file: its codes (the capture marks are dropped once its capture positions are solved).
-        const std::uint64_t bytes = 2 * node.plan->positions;
-        if (!make_room(SolvedValues::bytes_for(node.plan->positions))) return nullptr;
-        memory_ += bytes;
-        lock.unlock();
-        // Its capture positions answered from the tables it leads to that are in memory, or from their files.
-        std::vector<std::shared_ptr<const SolvedValues>> known;
-        lock.lock();
-        for (const Material& t : node.plan->successors)
-            if (nodes_[t].values) known.push_back(nodes_[t].values);
-        lock.unlock();
-        const TableFile file = open_dtw_table<V>(plan_.variant_dir(), s);
-        const Prober<V> prober(o_.dir);
-        SolvedValues loaded = load_solved_values<V>(file, Successors<V>(known, &prober), 0, file.header().block_count());
-        drop_capture_marks(loaded);
-        auto values = std::make_shared<const SolvedValues>(std::move(loaded));
-        lock.lock();
-        node.values = values;
-        return values;
+        node.loading = true;  // make_room leaves it be
+        const std::uint64_t positions = node.plan->positions;
+        const bool room = make_room(node.packed ? 2 * positions : SolvedValues::bytes_for(positions), &reader);
+        const auto done = [&](std::shared_ptr<const SolvedValues> values) {
+            if (!lock.owns_lock()) lock.lock();
+            node.loading = false;
+            node.values = std::move(values);
+            loaded_.notify_all();
+            return node.values;
+        };
+        if (!room) return done(nullptr);
+        memory_ += 2 * positions;  // codes only, once the capture marks are dropped
+        try {
+            if (node.packed) {
+                const PackedCodes& packed = *node.packed;
+                lock.unlock();
+                auto values = std::make_shared<const SolvedValues>(packed.unpack());
+                lock.lock();
+                ++report_.kept.unpacked;
+                return done(std::move(values));
+            }
+            // Its capture positions answered from the tables it leads to that are in memory, or from their files.
+            std::vector<std::shared_ptr<const SolvedValues>> known;
+            for (const Material& t : node.plan->successors)
+                if (nodes_[t].values) known.push_back(nodes_[t].values);
+            lock.unlock();
+            const Clock::time_point start = Clock::now();
+            const TableFile file = open_dtw_table<V>(plan_.variant_dir(), s);
+            const Prober<V> prober(o_.dir);
+            SolvedValues loaded =
+                load_solved_values<V>(file, Successors<V>(known, &prober), 0, file.header().block_count());
+            loaded.drop_capture_marks();
+            const double seconds = seconds_since(start);
+            progress_->note(fmt::format("{:<10} read back from its file, capture positions solved again: {:.1f} s",
+                                        s.name(), seconds));
+            lock.lock();
+            ++report_.kept.read_back;
+            report_.kept.read_back_seconds += seconds;
+            return done(std::make_shared<const SolvedValues>(std::move(loaded)));
+        } catch (...) {
+            if (!lock.owns_lock()) lock.lock();
+            memory_ -= 2 * positions;
+            node.loading = false;
+            loaded_.notify_all();
+            throw;
+        }
     }
 
     void release(const Material& s) {
         const std::lock_guard lock(mutex_);
         Node& node = nodes_[s];
-        if (--node.uses == 0 && node.values) {
-            memory_ -= node.values->bytes();
-            node.values.reset();
-        }
+        if (--node.uses > 0) return;
+        if (node.values) memory_ -= node.values->bytes();
+        if (node.packed) memory_ -= node.packed->bytes();
+        node.values.reset();
+        node.packed.reset();
     }
 
     void solve(const Material& m) {
@@ -179,7 +256,7 @@ private:
         SolvedValues solved;
         {
             const SuccessorTables<V> tables(node.plan->successors, o_.dir,
-                                            [&](const Material& s) { return acquire(s); });
+                                            [&](const Material& s) { return acquire(s, m); });
             solved = MaterialSolver<V>(m, tables.get(), hooks).solve();
         }  // the tables it read let go before they are released
         for (const Material& s : node.plan->successors) release(s);
@@ -187,7 +264,7 @@ private:
         ManifestEntry entry = write_solved(o_, N, plan_.variant_dir(), solved);
         maybe_kill_after_write(m);
         entry.seconds = seconds_since(start);
-        drop_capture_marks(solved);  // kept only for lookups, which read the codes
+        solved.drop_capture_marks();  // kept only for lookups, which read the codes
         auto values = std::make_shared<const SolvedValues>(std::move(solved));
         {
             const std::lock_guard lock(mutex_);
@@ -196,10 +273,7 @@ private:
             report_.materials.push_back({entry, false});
             memory_ -= MaterialSolver<V>::working_bytes(m);
             --running_;
-            if (node.uses > 0 && memory_ + values->bytes() <= budget_) {
-                memory_ += values->bytes();
-                node.values = std::move(values);
-            }
+            if (node.uses > 0) keep(node, std::move(values));
             for (const Material& d : node.dependents)
                 if (--nodes_[d].pending == 0) waiting_.push_back(d);
             start_ready();
@@ -207,9 +281,19 @@ private:
         progress_->finished(entry);
     }
 
-    static void drop_capture_marks(SolvedValues& values) {
-        values.capture.clear();
-        values.capture.shrink_to_fit();
+    // Keeps a table just solved for the materials that read it: as it is if
+    // it fits, else packed if that fits once other kept tables give up room
+    // (called with the mutex held).
+    void keep(Node& node, std::shared_ptr<const SolvedValues> values) {
+        if (memory_ + values->bytes() <= budget_) {
+            memory_ += values->bytes();
+            node.values = std::move(values);
+            return;
+        }
+        std::unique_ptr<const PackedCodes> packed = pack(*values);
+        if (!make_room(packed->bytes(), nullptr)) return;
+        memory_ += packed->bytes();
+        node.packed = std::move(packed);
     }
 
     const BuildOptions& o_;
@@ -220,6 +304,7 @@ private:
     std::vector<Material> waiting_;  // ready to start, waiting for room
     std::map<Material, Node> nodes_;
     std::mutex mutex_;
+    std::condition_variable loaded_;  // a kept table unpacked or read back (Node::loading)
     tbb::task_group group_;
     Progress* progress_ = nullptr;
     BuildReport report_;

@@ -58,8 +58,20 @@ struct RankReport {
     std::uint64_t peak_memory_bytes = 0;
 };
 
+// What the one-process build did to keep within its memory budget: solved
+// tables packed when they gave up their room (builder/packed_codes.hpp),
+// unpacked again, and read back from their files.
+struct KeptTablesReport {
+    int packed = 0;
+    std::uint64_t packed_from_bytes = 0, packed_to_bytes = 0;
+    int unpacked = 0;
+    int read_back = 0;
+    double read_back_seconds = 0;
+};
+
 struct BuildReport {
     std::vector<MaterialReport> materials;  // in the order they finished
+    KeptTablesReport kept;
     double seconds = 0;
     std::uint64_t positions_built = 0;  // both sides to move, skipped tables not counted
     std::uint64_t peak_memory_bytes = 0;  // the process's peak resident memory (rank 0's)

@@ -60,6 +60,11 @@ struct SolvedValues {
         std::atomic_ref<std::uint64_t>(capture[(g - first) / 64])
             .fetch_or(std::uint64_t{1} << ((g - first) % 64), std::memory_order_relaxed);
     }
+    // Lets go of the capture marks: lookups of a solved table read codes only.
+    void drop_capture_marks() {
+        capture.clear();
+        capture.shrink_to_fit();
+    }
     std::size_t bytes() const noexcept { return codes.size() * 2 + capture.size() * 8; }
     static std::size_t bytes_for(std::uint64_t positions) noexcept { return positions * 2 + (positions + 63) / 64 * 8; }
 };

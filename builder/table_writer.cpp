@@ -20,9 +20,9 @@
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_reduce.h>
 #include <unistd.h>
-#include <zstd.h>
 
 #include "probe/value.hpp"
+#include "probe/zstd_frame.hpp"
 
 namespace dtb {
 
@@ -30,23 +30,6 @@ namespace {
 
 // Blocks compressed at once: enough for every thread, little memory.
 constexpr std::uint64_t batch_blocks = 64;
-
-ZSTD_CCtx* thread_context() {
-    struct Context {
-        ZSTD_CCtx* cctx = ZSTD_createCCtx();
-        ~Context() { ZSTD_freeCCtx(cctx); }
-    };
-    thread_local Context context;
-    return context.cctx;
-}
-
-std::vector<std::byte> compress(std::span<const std::byte> raw, int level) {
-    std::vector<std::byte> out(ZSTD_compressBound(raw.size()));
-    const std::size_t n = ZSTD_compressCCtx(thread_context(), out.data(), out.size(), raw.data(), raw.size(), level);
-    if (ZSTD_isError(n)) throw std::runtime_error(std::string("zstd compression failed: ") + ZSTD_getErrorName(n));
-    out.resize(n);
-    return out;
-}
 
 // Encodes one block of codes into the .wld and .dtw raw bytes. A dont_care
 // position repeats the value before it in the block (or the first real value
@@ -197,7 +180,7 @@ std::vector<CompressedBlock> compress_blocks(const TableHeader& header, const Ta
                                          std::to_string(max_code));
         std::vector<std::byte> wld, dtw;
         encode_block(codes, dtw_bits, wld, dtw);
-        blocks[i] = {compress(wld, spec.wld_compression_level), compress(dtw, spec.dtw_compression_level)};
+        blocks[i] = {zstd_compress(wld, spec.wld_compression_level), zstd_compress(dtw, spec.dtw_compression_level)};
     });
     return blocks;
 }

@@ -7,7 +7,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zstd.h>
+
+#include "probe/zstd_frame.hpp"
 
 namespace dtb {
 
@@ -21,20 +22,6 @@ struct TableFile::Bytes {
         if (mapping) munmap(mapping, view.size());
     }
 };
-
-namespace {
-
-// One decompression context per thread, made on first use.
-ZSTD_DCtx* thread_context() {
-    struct Context {
-        ZSTD_DCtx* dctx = ZSTD_createDCtx();
-        ~Context() { ZSTD_freeDCtx(dctx); }
-    };
-    thread_local Context context;
-    return context.dctx;
-}
-
-}  // namespace
 
 TableFile::TableFile(std::unique_ptr<Bytes> bytes, const std::filesystem::path& path)
     : bytes_(std::move(bytes)), path_(path) {
@@ -108,16 +95,8 @@ void TableFile::read_block(std::uint64_t block, std::span<std::byte> out) const 
     if (checksum(compressed) != load_u64(checksums_.data() + 8 * block))
         throw TableError(TableErrorKind::corrupted, path_, "the checksum of " + where + " does not match");
     // The checksum held: a failure below means the writer wrote a bad block.
-    const unsigned long long content = ZSTD_getFrameContentSize(compressed.data(), compressed.size());
-    if (content != out.size() ||
-        ZSTD_findFrameCompressedSize(compressed.data(), compressed.size()) != compressed.size())
-        throw TableError(TableErrorKind::corrupted, path_, where + " is not one zstd frame of " +
-                                                              std::to_string(out.size()) + " bytes");
-    const std::size_t n =
-        ZSTD_decompressDCtx(thread_context(), out.data(), out.size(), compressed.data(), compressed.size());
-    if (ZSTD_isError(n) || n != out.size())
-        throw TableError(TableErrorKind::corrupted, path_,
-                         where + " does not decompress: " + (ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short"));
+    if (const std::string wrong = zstd_decompress(compressed, out); !wrong.empty())
+        throw TableError(TableErrorKind::corrupted, path_, where + " " + wrong);
 }
 
 void TableFile::verify() const {

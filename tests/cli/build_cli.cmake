@@ -40,6 +40,15 @@ endforeach()
 run(0 build --variant brazilian --pieces 4 --dir ${work}/little-memory --memory 0.001)
 same_tables(brazilian ${work}/whole ${work}/little-memory)
 
+# A little more (4 MB, a working set and a few hundred kilobytes): kept
+# tables give up their room packed rather than dropped, and are unpacked
+# when read again. The same tables.
+run(0 build --variant brazilian --pieces 4 --dir ${work}/packed --memory 0.004)
+same_tables(brazilian ${work}/whole ${work}/packed)
+if(NOT out MATCHES "kept tables within the memory budget: [1-9][0-9]* packed [^\n]*, unpacked [1-9][0-9]* times")
+  message(FATAL_ERROR "expected kept tables packed and unpacked in: ${out}")
+endif()
+
 # Run again: nothing to do.
 run(0 build --variant brazilian --pieces 4 --dir ${work}/whole)
 expect_in("${last}" "built 0 materials")
