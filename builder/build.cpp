@@ -172,7 +172,9 @@ private:
     // A kept table packed (called with the mutex held: its threads take no
     // other task meanwhile, which could wait for the mutex).
     std::unique_ptr<const PackedCodes> pack(const SolvedValues& values) {
+        const Clock::time_point start = Clock::now();
         auto packed = tbb::this_task_arena::isolate([&] { return std::make_unique<const PackedCodes>(values); });
+        report_.kept.packing_seconds += seconds_since(start);
         ++report_.kept.packed;
         report_.kept.packed_from_bytes += packed->unpacked_bytes();
         report_.kept.packed_to_bytes += packed->bytes();
@@ -205,9 +207,12 @@ private:
             if (node.packed) {
                 const PackedCodes& packed = *node.packed;
                 lock.unlock();
+                const Clock::time_point start = Clock::now();
                 auto values = std::make_shared<const SolvedValues>(packed.unpack());
+                const double seconds = seconds_since(start);
                 lock.lock();
                 ++report_.kept.unpacked;
+                report_.kept.unpacking_seconds += seconds;
                 return done(std::move(values));
             }
             // Its capture positions answered from the tables it leads to that are in memory, or from their files.

@@ -64,7 +64,9 @@ struct RankReport {
 struct KeptTablesReport {
     int packed = 0;
     std::uint64_t packed_from_bytes = 0, packed_to_bytes = 0;
+    double packing_seconds = 0;
     int unpacked = 0;
+    double unpacking_seconds = 0;
     int read_back = 0;
     double read_back_seconds = 0;
 };

@@ -45,10 +45,10 @@ void print_summary(const BuildReport& r) {
                    k.idle_seconds, k.cpu_seconds, k.bytes_sent, k.bytes_received, k.peak_memory_bytes >> 20);
     const KeptTablesReport& kept = r.kept;
     if (kept.packed > 0 || kept.read_back > 0)
-        fmt::print("kept tables within the memory budget: {} packed ({} MiB into {} MiB), unpacked {} times; "
-                   "{} read back from their files ({:.1f} s)\n",
-                   kept.packed, kept.packed_from_bytes >> 20, kept.packed_to_bytes >> 20, kept.unpacked,
-                   kept.read_back, kept.read_back_seconds);
+        fmt::print("kept tables within the memory budget: {} packed ({} MiB into {} MiB, {:.1f} s), unpacked {} "
+                   "times ({:.1f} s); {} read back from their files ({:.1f} s)\n",
+                   kept.packed, kept.packed_from_bytes >> 20, kept.packed_to_bytes >> 20, kept.packing_seconds,
+                   kept.unpacked, kept.unpacking_seconds, kept.read_back, kept.read_back_seconds);
     const double rate = r.seconds > 0 ? static_cast<double>(r.positions_built) / r.seconds : 0;
     fmt::print("built {} materials ({} positions) in {:.1f} s, {:.1f} M positions/s; {} already built; "
                "tables {} bytes .wld, {} bytes .dtw; peak memory {} MiB\n",
