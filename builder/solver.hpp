@@ -144,11 +144,11 @@ private:
                 const auto count = static_cast<std::uint32_t>(space_.pair_positions(pair));
                 PairScratch scratch;
                 const DirectSource<V> source(*successors_, values_);
-                max_code_.note(queue.solve_shared(values_, layout, count, scratch, [&](const PairStates<true>& states, Buckets& b) {
+                max_code_.note(queue.solve_shared(values_, layout, count, scratch, [&](const auto& order, const PairStates<true>& states, Buckets& b) {
                     run_chunks(count, b, [&](std::uint32_t first, std::uint32_t last, Pushes& pushes) {
                         DirectSource<V> s = source;
                         space_.for_each_position(layout, first, last, s, [&](std::uint64_t l, const Position& q) {
-                            initialise<V>(values_, layout, l, q, states, pushes, s);
+                            initialise<V>(values_, layout, l, order.state(layout, layout.half_of(l), q.kings_of(draughts::Color::white), q.kings_of(draughts::Color::black)), q, states, pushes, s);
                         });
                     });
                 }));

@@ -81,28 +81,42 @@ public:
             for (std::size_t j = 0; j < n; ++j)
                 for (std::uint32_t k = first[j]; k < first[j + 1]; ++k) {
                     const std::uint64_t pred = predecessors[k];
-                    tell(store.code(layouts[j]->storage(pred)), layouts[j]->state(pred), distance, states, push);
+                    tell([&]() -> std::uint16_t& { return store.code(layouts[j]->storage(pred)); },
+                         layouts[j]->state(pred), distance, states, push);
                 }
         }
     }
 
-    // Tells the position at state index `at` (code `code`) that one of its
-    // king moves leads to a position settled at `distance`.
-    template <bool Shared, class Push>
-    static void tell(std::uint16_t& code, std::uint32_t at, std::uint32_t distance, const PairStates<Shared>& states,
+    // Tells the position at state index `at` that one of its king moves
+    // leads to a position settled at `distance`; code_of() gives its code,
+    // asked for only if this settles it.
+    template <bool Shared, class Push, class CodeOf>
+    static void tell(CodeOf&& code_of, std::uint32_t at, std::uint32_t distance, const PairStates<Shared>& states,
                      Push& push) {
-        if (distance % 2 == 0) {  // a loss: the predecessor wins in one more
-            if (!states.claim(at)) return;
+        if (settles(at, distance, states)) settle(code_of(), at, distance, push);
+    }
+
+    // The two halves of tell(): whether the tell settles the position (its
+    // state then says so: the caller owns it), and then its code and queue.
+    template <bool Shared>
+    static bool settles(std::uint32_t at, std::uint32_t distance, const PairStates<Shared>& states) {
+        if (distance % 2 == 0) return states.claim(at);  // a loss: the predecessor wins in one more
+        // A win: one king move fewer that might not lose.
+        if (states.load(at) >= cannot_lose || !states.count_down(at)) return false;
+        states.store(at, settled);
+        return true;
+    }
+    template <class Push>
+    static void settle(std::uint16_t& code, std::uint32_t at, std::uint32_t distance, Push& push) {
+        if (distance % 2 == 0) {
             // A win exit as quick was queued at this distance when it was set
             // up: queued once, a position is in a bucket at most once.
             if (code == distance + 2) return;
             code = static_cast<std::uint16_t>(distance + 2);
             push(static_cast<int>(distance + 1), at);
-        } else {  // a win: one king move fewer that might not lose
-            if (states.load(at) >= cannot_lose || !states.count_down(at)) return;
+        } else {  // a loss at the larger of one more and its slowest exit loss
             const int plies = std::max(static_cast<int>(distance) + 1, value_of_dtw_code(code).plies);
             code = static_cast<std::uint16_t>(dtw_code(Value::loss(plies)));
-            states.store(at, settled);
             push(plies, at);
         }
     }
@@ -119,40 +133,30 @@ public:
         return max_code;
     }
 
-    // Works the queue of a pair that one member holds whole, from bucket 0 on.
-    template <bool Shared, class Push>
-    void run_queue(SolvedValues& store, const Layout& layout, PairScratch& scratch, const PairStates<Shared>& states,
+    // Works the queue of a pair that one thread solves whole, from bucket 0 on.
+    template <class Push>
+    void run_queue(SolvedValues& store, const Layout& layout, PairScratch& scratch, const PairStates<false>& states,
                    Push& push) const {
         auto locate = [&](std::uint32_t at) { return std::pair{&layout, std::uint64_t{at}}; };
         auto here = [](const Layout&, std::uint64_t) { return false; };
-        if constexpr (!Shared) {
-            // Pushes go to later buckets only: bucket d's storage stays put.
-            // A pair that fits the first-level cache is told in place: listing
-            // and prefetching would cost more than it saves.
-            const bool small = 2 * layout.king_placements <= small_pair_positions;
-            for (std::uint32_t d = 0; d < scratch.buckets.size(); ++d) {
-                if (small) {
-                    for (const std::uint32_t at : std::span<const std::uint32_t>(scratch.buckets[d])) {
-                        if (states.load(at) == done) continue;  // told in an earlier bucket
-                        states.store(at, done);
-                        space_.for_each_predecessor(layout, at, [&](std::uint64_t pred) {
-                            tell(store.code(layout.storage(pred)), layout.state(pred), d, states, push);
-                        });
-                    }
-                } else {
-                    propagate(store, std::span<const std::uint32_t>(scratch.buckets[d]), d, states, push, locate, here);
+        // Pushes go to later buckets only: bucket d's storage stays put. A
+        // pair that fits the first-level cache is told in place: listing and
+        // prefetching would cost more than it saves.
+        const bool small = 2 * layout.king_placements <= small_pair_positions;
+        for (std::uint32_t d = 0; d < scratch.buckets.size(); ++d) {
+            if (small) {
+                for (const std::uint32_t at : std::span<const std::uint32_t>(scratch.buckets[d])) {
+                    if (states.load(at) == done) continue;  // told in an earlier bucket
+                    states.store(at, done);
+                    space_.for_each_predecessor(layout, at, [&](std::uint64_t pred) {
+                        tell([&]() -> std::uint16_t& { return store.code(layout.storage(pred)); },
+                             layout.state(pred), d, states, push);
+                    });
                 }
-                scratch.buckets[d].clear();
+            } else {
+                propagate(store, std::span<const std::uint32_t>(scratch.buckets[d]), d, states, push, locate, here);
             }
-        } else {
-            for (std::uint32_t d = 0; d < scratch.buckets.size(); ++d) {
-                const std::vector<std::uint32_t> bucket = std::exchange(scratch.buckets[d], {});
-                const std::span<const std::uint32_t> entries(bucket);
-                run_chunks(static_cast<std::uint32_t>(entries.size()), scratch.buckets,
-                           [&](std::uint32_t first, std::uint32_t last, Pushes& pushes) {
-                               propagate(store, entries.subspan(first, last - first), d, states, pushes, locate, here);
-                           });
-            }
+            scratch.buckets[d].clear();
         }
     }
 
@@ -167,26 +171,90 @@ public:
             add_to_buckets(scratch.buckets, static_cast<std::uint32_t>(plies), at);
         };
         space_.for_each_position(layout, 0, count, source, [&](std::uint64_t l, const Position& q) {
-            initialise<V>(store, layout, l, q, states, push, source);
+            initialise<V>(store, layout, l, layout.state(l), q, states, push, source);
         });
         run_queue(store, layout, scratch, states, push);
         return finish(store, layout, 0, count, scratch.state.data());
     }
 
-    // Solves a pair with all threads; initialise_all(states, buckets) sets
+    // Solves a pair with all threads, its states in block order
+    // (PairSpace::BlockOrder); initialise_all(order, states, buckets) sets
     // up its positions. Returns the largest code of a position without a capture.
     template <class InitialiseAll>
     std::uint32_t solve_shared(SolvedValues& store, const Layout& layout, std::uint32_t count, PairScratch& scratch,
-                                    InitialiseAll&& initialise_all) const {
+                               InitialiseAll&& initialise_all) const {
+        const BlockOrder order = space_.block_order_of(layout);
         scratch.state.assign(count, 0);
         const PairStates<true> states{scratch.state.data()};
-        initialise_all(states, scratch.buckets);
-        Pushes unused;
-        run_queue(store, layout, scratch, states, unused);
-        return finish(store, layout, 0, count, scratch.state.data());
+        initialise_all(order, states, scratch.buckets);
+        for (std::uint32_t d = 0; d < scratch.buckets.size(); ++d) {
+            const std::vector<std::uint32_t> bucket = std::exchange(scratch.buckets[d], {});
+            const std::span<const std::uint32_t> entries(bucket);
+            run_chunks(static_cast<std::uint32_t>(entries.size()), scratch.buckets,
+                       [&](std::uint32_t first, std::uint32_t last, Pushes& pushes) {
+                           propagate_in_blocks(store, layout, order, entries.subspan(first, last - first), d, states,
+                                               pushes);
+                       });
+        }
+        return finish_in_blocks(store, layout, order, count, scratch.state.data());
     }
 
 private:
+    using BlockOrder = typename PairSpace<V>::BlockOrder;
+
+    // propagate() for a pair in block order, with all threads: the
+    // predecessors of a group of entries listed and their states prefetched
+    // first, then told; a predecessor's layout position (where its code is)
+    // is worked out only if the tell settles it.
+    template <class Push>
+    void propagate_in_blocks(SolvedValues& store, const Layout& layout, const BlockOrder& order,
+                             std::span<const std::uint32_t> entries, std::uint32_t distance,
+                             const PairStates<true>& states, Push& push) const {
+        constexpr std::size_t group = 64;
+        thread_local std::vector<std::uint32_t> predecessors;
+        thread_local std::vector<std::pair<std::uint32_t, std::uint16_t*>> settling;
+        for (std::size_t i = 0; i < entries.size(); i += group) {
+            const std::size_t n = std::min(group, entries.size() - i);
+            for (std::size_t j = i + group; j < std::min(i + 2 * group, entries.size()); ++j)
+                __builtin_prefetch(states.state + entries[j], 1);
+            predecessors.clear();
+            for (std::size_t j = i; j < i + n; ++j) {
+                if (states.load(entries[j]) == done) continue;  // as in propagate()
+                states.store(entries[j], done);
+                space_.for_each_predecessor(layout, order, entries[j], [&](std::uint32_t pred) {
+                    predecessors.push_back(pred);
+                    __builtin_prefetch(states.state + pred, 1);
+                });
+            }
+            // The states first; then the codes of those settled, prefetched
+            // (a cache miss each, in the table's order) before any is read.
+            settling.clear();
+            for (const std::uint32_t pred : predecessors)
+                if (settles(pred, distance, states)) {
+                    std::uint16_t* code = &store.code(layout.storage(order.local(layout, pred)));
+                    __builtin_prefetch(code, 1);
+                    settling.emplace_back(pred, code);
+                }
+            for (const auto& [pred, code] : settling) settle(*code, pred, distance, push);
+        }
+    }
+
+    // finish() for a pair in block order: positions walked in the layout's
+    // order, their states looked up.
+    std::uint32_t finish_in_blocks(SolvedValues& store, const Layout& layout, const BlockOrder& order,
+                                   std::uint64_t count, const std::uint8_t* state) const {
+        std::uint32_t max_code = 0;
+        space_.for_each_position(layout, 0, count, [&](std::uint64_t l, const Position& q) {
+            const int h = layout.half_of(l);
+            const std::uint64_t s = layout.storage(l);
+            const std::uint32_t at =
+                order.state(layout, h, q.kings_of(draughts::Color::white), q.kings_of(draughts::Color::black));
+            if (state[at] <= cannot_lose) store.code(s) = 0;
+            if (!store.has_capture(s)) max_code = std::max<std::uint32_t>(max_code, store.code(s));
+        });
+        return max_code;
+    }
+
     const PairSpace<V>& space_;
 };
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "draughts/movegen.hpp"
+#include "probe/divisor.hpp"
 #include "probe/index.hpp"
 #include "probe/potential.hpp"
 
@@ -143,6 +144,88 @@ public:
             return p;
         }
     };
+
+    // The order of a big pair's states while all threads solve it
+    // (PairQueue::solve_shared): in each half, Black's kings first, then
+    // White's among the squares left. The predecessors of a position differ
+    // only in the kings of the side to move in them (White's, in their
+    // half), so they lie in one block of consecutive states: a cache line or
+    // two when that side has one or two kings, a block the second-level
+    // cache holds otherwise; in the table's order (White's kings first) they
+    // are scattered over the whole half, a cache miss each. Codes stay where
+    // the layout keeps them (Layout::storage).
+    struct BlockOrder {
+        std::uint64_t king_placements;
+        std::uint64_t white_placements[2];  // of each half, Black's kings fixed: a block
+        Divisor block_divider[2];
+        int white_kings[2], black_kings[2];
+
+        // The state of the position with these kings in half h.
+        std::uint32_t state(const Layout& layout, int h, Bitboard white, Bitboard black) const noexcept {
+            const Bitboard free = layout.free[h];
+            return static_cast<std::uint32_t>(h * king_placements +
+                                              combination::rank(black, free) * white_placements[h] +
+                                              combination::rank(white, free & ~black));
+        }
+        // The kings of state `at`, and its half.
+        int kings(const Layout& layout, std::uint32_t at, Bitboard& white, Bitboard& black) const noexcept {
+            const int h = at >= king_placements;
+            const std::uint64_t r = at - h * king_placements;
+            const std::uint64_t block = block_divider[h].divide(r);
+            const Bitboard free = layout.free[h];
+            black = combination::unrank(block, black_kings[h], free);
+            white = combination::unrank(r - block * white_placements[h], white_kings[h], free & ~black);
+            return h;
+        }
+        // The layout's local position of state `at` (where its code is).
+        std::uint64_t local(const Layout& layout, std::uint32_t at) const noexcept {
+            Bitboard white, black;
+            const int h = kings(layout, at, white, black);
+            Position p = layout.men[h];
+            p.white |= white;
+            p.black |= black;
+            p.kings = white | black;
+            return h * king_placements + layout.index[h]->rank_kings(p);
+        }
+    };
+
+    BlockOrder block_order_of(const Layout& layout) const {
+        BlockOrder order;
+        order.king_placements = layout.king_placements;
+        for (int h = 0; h < 2; ++h) {
+            const Material& m = layout.index[h]->material();
+            order.white_kings[h] = m.white_kings;
+            order.black_kings[h] = m.black_kings;
+            order.white_placements[h] =
+                combination::binomial(draughts::popcount(layout.free[h]) - m.black_kings, m.white_kings);
+            order.block_divider[h] = Divisor(order.white_placements[h]);
+        }
+        return order;
+    }
+
+    // Calls f(state) for every predecessor of the position at state `at` in
+    // block order: the positions of the other half from which the opponent's
+    // king move leads to it, all in the block of the other half that this
+    // position's White kings, turned round, make Black's.
+    template <class F>
+    void for_each_predecessor(const Layout& layout, const BlockOrder& order, std::uint32_t at, F&& f) const {
+        Bitboard white_kings, black_kings;
+        const int h = order.kings(layout, at, white_kings, black_kings);
+        const int g = layout.partner(h);
+        const Bitboard free = layout.free[h];
+        Position u = layout.men[h];
+        u.white |= white_kings;
+        u.black |= black_kings;
+        u.kings = white_kings | black_kings;
+        // Turned round, this position's White kings are the other half's Black ones, its Black kings White's.
+        const std::uint64_t block = g * order.king_placements +
+                                    combination::rank_reversed(white_kings, free) * order.white_placements[g];
+        const Bitboard others = free & ~white_kings;
+        draughts::for_each_king_move<V>(u, draughts::Color::black, [&](int from, int to) {
+            const Bitboard moved = draughts::bit<Bitboard>(from) | draughts::bit<Bitboard>(to);
+            f(static_cast<std::uint32_t>(block + combination::rank_reversed(black_kings ^ moved, others)));
+        });
+    }
 
     // The layout of a pair whose codes are the material's own (one process).
     Layout layout_of(const Pair& pair) const {

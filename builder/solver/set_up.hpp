@@ -92,19 +92,19 @@ struct DirectSource {
     }
 };
 
-// Sets up position q, local position `local`: settles it at once if it
-// has a capture or no king move, else records its counter and best exit.
+// Sets up position q, local position `local`, state `at`: settles it at
+// once if it has a capture or no king move, else records its counter and
+// best exit.
 template <class V, bool Shared, class Push, class Source>
 void initialise(SolvedValues& store, const typename PairSpace<V>::Layout& layout, std::uint64_t local,
-                const draughts::Position<V::board_size>& q, const PairStates<Shared>& states, Push& push,
-                Source& source) {
+                std::uint32_t at, const draughts::Position<V::board_size>& q, const PairStates<Shared>& states,
+                Push& push, Source& source) {
     using namespace pair_state;
     using Position = draughts::Position<V::board_size>;
     using Move = draughts::Move<V::board_size>;
     using Bitboard = typename Position::Bitboard;
     using ManExit = typename PairSpace<V>::ManExit;
     const std::uint64_t s = layout.storage(local);
-    const std::uint32_t at = layout.state(local);
     std::uint16_t& code = store.code(s);
     auto settle = [&](Value v) {
         code = static_cast<std::uint16_t>(dtw_code(v));

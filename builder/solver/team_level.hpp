@@ -490,7 +490,8 @@ private:
                                            __builtin_prefetch(states.state + told[x + y], 1);
                                        }
                                        for (std::uint32_t y = 0; y < n; ++y)
-                                           PairQueue<V>::tell(*codes[y], told[x + y], static_cast<std::uint32_t>(d), states, pushes);
+                                           PairQueue<V>::tell([&]() -> std::uint16_t& { return *codes[y]; }, told[x + y],
+                                                              static_cast<std::uint32_t>(d), states, pushes);
                                    }
                                });
                 }
@@ -624,9 +625,12 @@ private:
             const Layout layout = layout_in_work(portions[p]);
             PairScratch scratch;
             max_code_.note(queue_.solve_shared(store, layout, portions[p].count(), scratch,
-                                     [&](const PairStates<true>& states, Buckets& buckets) {
+                                     [&](const auto& order, const PairStates<true>& states, Buckets& buckets) {
                                          initialise_chunks(store, chunks, c0, c, with_source, states, buckets,
-                                                           [&](std::size_t) { return layout; });
+                                                           [&](std::size_t) { return layout; },
+                                                           [&](const Layout& l, std::uint64_t local, const Position& q) {
+                                                               return order.state(l, l.half_of(local), q.kings_of(draughts::Color::white), q.kings_of(draughts::Color::black));
+                                                           });
                                      }));
             report(portions[p].count());
         }
@@ -639,7 +643,8 @@ private:
             Buckets buckets;
             const PairStates<true> states{lock.data()};
             initialise_chunks(store, chunks, c, chunks.size(), with_source, states, buckets,
-                              [&](std::size_t p) { return layout_in_work(portions[p]); });
+                              [&](std::size_t p) { return layout_in_work(portions[p]); },
+                              [](const Layout& l, std::uint64_t local, const Position&) { return l.state(local); });
             run_split_queue(store, portions, first_split, lock, buckets);
             std::uint32_t max_code = 0;
             for (std::size_t p = first_split; p < portions.size(); ++p)
@@ -652,11 +657,12 @@ private:
     }
 
     // Sets up the positions of chunks [c0, c1) (each one portion's slice) in
-    // parallel, their states through layout_of_portion(p).
-    template <class WithSource, class LayoutOf>
+    // parallel, their layouts through layout_of_portion(p), their states at
+    // state_of(layout, local, position).
+    template <class WithSource, class LayoutOf, class StateOf>
     void initialise_chunks(SolvedValues& store, const std::vector<Chunk>& chunks, std::size_t c0, std::size_t c1,
                            WithSource&& with_source, const PairStates<true>& states, Buckets& buckets,
-                           LayoutOf&& layout_of_portion) {
+                           LayoutOf&& layout_of_portion, StateOf&& state_of) {
         std::mutex merge;
         tbb::parallel_for(c0, c1, [&](std::size_t i) {
             const Chunk& chunk = chunks[i];
@@ -664,7 +670,8 @@ private:
             Pushes pushes;
             with_source(chunk, [&](auto& source) {
                 space_.for_each_position(layout, chunk.first, chunk.last, source, [&](std::uint64_t l, const Position& q) {
-                    initialise<V>(store, layout, l, q, states, pushes, source);
+                    initialise<V>(store, layout, l, static_cast<std::uint32_t>(state_of(layout, l, q)), q, states, pushes,
+                                  source);
                 });
             });
             const std::lock_guard lock(merge);
