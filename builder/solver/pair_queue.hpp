@@ -3,7 +3,8 @@
 // at d + 1, a win at d counts its predecessors down and one whose count
 // reaches zero loses at the larger of d + 1 and its slowest exit loss; what
 // is never settled is a draw. The same queue serves a pair solved by one
-// thread, by all threads (atomic state), and a pair split over a team
+// thread, by all threads (atomic state, its states in block order:
+// PairSpace::BlockOrder), and a pair split over a team
 // (builder/solver/team_level.hpp), which tells the predecessors other
 // members hold through `away`.
 #pragma once
