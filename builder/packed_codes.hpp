@@ -1,8 +1,8 @@
 // A solved table kept small while no material in work reads it (the build's
 // memory budget, builder/build.cpp): its codes, capture positions' true
 // values included, as zstd frames of 2^20 codes. Codes of a table run long
-// (draws, and wins and losses at few distances), so the frames take a tenth
-// to a hundredth of the two bytes a position, and unpacking runs at memory
+// (draws, and wins and losses at few distances), so the frames take a few
+// percent of the two bytes a position (14% over International up to 6), and unpacking runs at memory
 // speed, where reading the table back from its file would solve every
 // capture position again (a capture search and the tables it leads to).
 #pragma once
