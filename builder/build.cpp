@@ -181,10 +181,10 @@ private:
         return packed;
     }
 
-    // The solved values of successor s of `reader` in memory, or null: read it through
-    // the probe cache. A packed table is unpacked; one dropped is read back
-    // from its file, its capture positions solved again from the tables
-    // they lead to.
+    // The solved values of successor s of `reader` in memory, or null: read
+    // it through the probe cache. A packed table is unpacked; one dropped is
+    // read back from its file, its capture positions solved again from the
+    // tables they lead to.
     std::shared_ptr<const SolvedValues> acquire(const Material& s, const Material& reader) {
         std::unique_lock lock(mutex_);
         Node& node = nodes_[s];

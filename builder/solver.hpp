@@ -148,7 +148,7 @@ private:
                     run_chunks(count, b, [&](std::uint32_t first, std::uint32_t last, Pushes& pushes) {
                         DirectSource<V> s = source;
                         space_.for_each_position(layout, first, last, s, [&](std::uint64_t l, const Position& q) {
-                            initialise<V>(values_, layout, l, order.state(layout, layout.half_of(l), q.kings_of(draughts::Color::white), q.kings_of(draughts::Color::black)), q, states, pushes, s);
+                            initialise<V>(values_, layout, l, order.state(layout, l, q), q, states, pushes, s);
                         });
                     });
                 }));

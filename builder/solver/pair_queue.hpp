@@ -126,11 +126,8 @@ public:
     static std::uint32_t finish(SolvedValues& store, const Layout& layout, std::uint64_t first, std::uint64_t last,
                          const std::uint8_t* state) {
         std::uint32_t max_code = 0;
-        for (std::uint64_t l = first; l < last; ++l) {
-            const std::uint64_t s = layout.storage(l);
-            if (state[layout.state(l)] <= cannot_lose) store.code(s) = 0;
-            if (!store.has_capture(s)) max_code = std::max<std::uint32_t>(max_code, store.code(s));
-        }
+        for (std::uint64_t l = first; l < last; ++l)
+            finish_one(store, layout.storage(l), state[layout.state(l)], max_code);
         return max_code;
     }
 
@@ -246,14 +243,16 @@ private:
                                    std::uint64_t count, const std::uint8_t* state) const {
         std::uint32_t max_code = 0;
         space_.for_each_position(layout, 0, count, [&](std::uint64_t l, const Position& q) {
-            const int h = layout.half_of(l);
-            const std::uint64_t s = layout.storage(l);
-            const std::uint32_t at =
-                order.state(layout, h, q.kings_of(draughts::Color::white), q.kings_of(draughts::Color::black));
-            if (state[at] <= cannot_lose) store.code(s) = 0;
-            if (!store.has_capture(s)) max_code = std::max<std::uint32_t>(max_code, store.code(s));
+            finish_one(store, layout.storage(l), state[order.state(layout, l, q)], max_code);
         });
         return max_code;
+    }
+
+    // One position at the end of its pair: a draw if never settled; its
+    // code counted in max_code if it has no capture.
+    static void finish_one(SolvedValues& store, std::uint64_t s, std::uint8_t state, std::uint32_t& max_code) {
+        if (state <= cannot_lose) store.code(s) = 0;
+        if (!store.has_capture(s)) max_code = std::max<std::uint32_t>(max_code, store.code(s));
     }
 
     const PairSpace<V>& space_;

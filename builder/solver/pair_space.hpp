@@ -137,6 +137,11 @@ public:
             return static_cast<std::uint32_t>(state_shift[half_of(local)] + static_cast<std::int64_t>(local));
         }
         int partner(int h) const noexcept { return alone ? 0 : 1 - h; }
+        // Half h's men with these kings, White to move.
+        Position with_kings(int h, Bitboard white_kings, Bitboard black_kings) const noexcept {
+            return Position{men[h].white | white_kings, men[h].black | black_kings, white_kings | black_kings,
+                            draughts::Color::white};
+        }
         Position position(std::uint64_t local) const noexcept {
             const int h = half_of(local);
             Position p = men[h];
@@ -181,11 +186,12 @@ public:
         std::uint64_t local(const Layout& layout, std::uint32_t at) const noexcept {
             Bitboard white, black;
             const int h = kings(layout, at, white, black);
-            Position p = layout.men[h];
-            p.white |= white;
-            p.black |= black;
-            p.kings = white | black;
-            return h * king_placements + layout.index[h]->rank_kings(p);
+            return h * king_placements + layout.index[h]->rank_kings(layout.with_kings(h, white, black));
+        }
+        // The state of position q at `local` of the layout.
+        std::uint32_t state(const Layout& layout, std::uint64_t local, const Position& q) const noexcept {
+            return state(layout, layout.half_of(local), q.kings_of(draughts::Color::white),
+                         q.kings_of(draughts::Color::black));
         }
     };
 
@@ -213,10 +219,7 @@ public:
         const int h = order.kings(layout, at, white_kings, black_kings);
         const int g = layout.partner(h);
         const Bitboard free = layout.free[h];
-        Position u = layout.men[h];
-        u.white |= white_kings;
-        u.black |= black_kings;
-        u.kings = white_kings | black_kings;
+        const Position u = layout.with_kings(h, white_kings, black_kings);
         // Turned round, this position's White kings are the other half's Black ones, its Black kings White's.
         const std::uint64_t block = g * order.king_placements +
                                     combination::rank_reversed(white_kings, free) * order.white_placements[g];
@@ -275,8 +278,6 @@ public:
         });
     }
 
-    // The state array of a pair, read and written plainly when one thread
-
     // Calls f(local, position) for the positions of a pair's local range
     // [first, last), in order, in groups that `source` prepares first (if
     // it prepares anything).
@@ -313,19 +314,14 @@ public:
             const std::uint64_t begin = h * layout.king_placements;
             const std::uint64_t end = std::min(last, begin + layout.king_placements);
             typename Index<N>::KingCursor kings(*layout.index[h], layout.men[h], first - begin);
-            const Position& men = layout.men[h];
             for (std::uint64_t l = first;;) {
-                const Bitboard white_kings = kings.white_kings(), black_kings = kings.black_kings();
-                f(l, Position{men.white | white_kings, men.black | black_kings, white_kings | black_kings,
-                              draughts::Color::white});
+                f(l, layout.with_kings(h, kings.white_kings(), kings.black_kings()));
                 if (++l == end) break;
                 kings.next();
             }
             first = end;
         }
     }
-
-    // Sets up position q, local position `local`: settles it at once if it
 
     // Calls f(local) for every predecessor of position `local` inside the
     // pair: the positions of the other half from which the opponent's king
@@ -343,8 +339,6 @@ public:
             f(first + index.rank_kings_turned(white_kings, black_kings ^ moved, layout.free[h]));
         });
     }
-
-    // Tells the predecessors of `entries` (state indices of positions settled
 
 private:
     Material material_;

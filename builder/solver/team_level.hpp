@@ -629,7 +629,7 @@ private:
                                          initialise_chunks(store, chunks, c0, c, with_source, states, buckets,
                                                            [&](std::size_t) { return layout; },
                                                            [&](const Layout& l, std::uint64_t local, const Position& q) {
-                                                               return order.state(l, l.half_of(local), q.kings_of(draughts::Color::white), q.kings_of(draughts::Color::black));
+                                                               return order.state(l, local, q);
                                                            });
                                      }));
             report(portions[p].count());
