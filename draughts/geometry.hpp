@@ -73,6 +73,57 @@ struct Geometry {
         return c == Color::white ? row_mask(0) : row_mask(N - 1);
     }
 
+    // The squares a slide from bit b along step D passes over, to the edge
+    // of the board (b itself not included). A flying king's moves and
+    // captures along D are found from its ray and the nearest piece on it
+    // (nearest<D>) instead of step by step.
+    template <int D>
+    static constexpr std::array<Bitboard, bits> rays = [] {
+        std::array<Bitboard, bits> table{};
+        for (int b = 0; b < bits; ++b) {
+            if (!(board & bit<Bitboard>(b))) continue;
+            for (Bitboard t = shift<D>(bit<Bitboard>(b)) & board; t; t = shift<D>(t) & board) table[b] |= t;
+        }
+        return table;
+    }();
+    template <int D>
+    static constexpr Bitboard ray(int b) noexcept { return rays<D>[b]; }
+
+    // The square of `squares` (not empty, part of one ray along D) nearest
+    // the ray's start: steps down the board go to higher bits.
+    template <int D>
+    static constexpr int nearest(Bitboard squares) noexcept {
+        if constexpr (D > 0)
+            return lowest_bit(squares);
+        else
+            return highest_bit(squares);
+    }
+
+    // The squares of ray<D>(b) before the first of `occupied` on it: where
+    // a flying king on b can slide.
+    template <int D>
+    static constexpr Bitboard slide(int b, Bitboard occupied) noexcept {
+        const Bitboard r = ray<D>(b), blockers = r & occupied;
+        if (!blockers) return r;
+        const int first = nearest<D>(blockers);
+        return r ^ ray<D>(first) ^ bit<Bitboard>(first);
+    }
+
+    // Calls f(bit index) for the squares of `squares` (part of one ray
+    // along D), nearest the ray's start first.
+    template <int D, class F>
+    static constexpr void for_each_nearest_first(Bitboard squares, F&& f) {
+        if constexpr (D > 0) {
+            for_each_bit(squares, f);
+        } else {
+            while (squares) {
+                const int b = highest_bit(squares);
+                f(b);
+                squares ^= bit<Bitboard>(b);
+            }
+        }
+    }
+
     // 180-degree rotation maps bit b to bits - 1 - b (ghosts to ghosts).
     static constexpr Bitboard rotate(Bitboard b) noexcept {
         return reverse_bits(b) >> (8 * sizeof(Bitboard) - bits);

@@ -9,6 +9,7 @@
 // (CaptureSearch below); docs/design.md explains the rules it encodes.
 #pragma once
 
+#include <array>
 #include <cstdint>
 
 #include "draughts/bitboard.hpp"
@@ -17,6 +18,35 @@
 #include "draughts/variant.hpp"
 
 namespace draughts {
+
+// Policy of CaptureSearch for callers that want the positions the captures
+// lead to rather than a move list (the solver): the maximum rule where it
+// applies, but no search for repeats. Sequences with the same start, end
+// and captured set lead to one position, which such a caller may meet
+// twice at no harm; the move list's check against every move kept is saved.
+template <int N, int Capacity = 256>
+struct CaptureBuffer {
+    static constexpr bool wants_path = false;
+    std::array<Move<N>, Capacity> moves;  // not initialised: costs nothing to create
+    int size = 0;
+    int best = 0;
+
+    void add(const Move<N>& m, int captures, bool maximum_capture) {
+        if (maximum_capture) {
+            if (captures < best) return;
+            if (captures > best) {
+                size = 0;
+                best = captures;
+            }
+        }
+        if (size == Capacity) [[unlikely]]
+            throw_too_many_moves();
+        moves[size++] = m;
+    }
+    void clear() noexcept { size = best = 0; }
+    const Move<N>* begin() const noexcept { return moves.data(); }
+    const Move<N>* end() const noexcept { return moves.data() + size; }
+};
 
 namespace detail {
 
@@ -54,24 +84,6 @@ struct Directions {
             forward<Us>(f);
     }
 };
-
-// Squares reached by sliding from `from` along D over `empty`, `from` included
-// (Kogge-Stone occluded fill: log2 of the longest ray, MaxSteps, in steps).
-template <int D, int MaxSteps, class B>
-constexpr B slide_fill(B from, B empty) noexcept {
-    static_assert(MaxSteps <= 15);
-    B gen = from, pro = empty;
-    gen |= pro & shift<D>(gen);
-    pro &= shift<D>(pro);
-    gen |= pro & shift<2 * D>(gen);
-    pro &= shift<2 * D>(pro);
-    gen |= pro & shift<4 * D>(gen);
-    if constexpr (MaxSteps > 7) {
-        pro &= shift<4 * D>(pro);
-        gen |= pro & shift<8 * D>(gen);
-    }
-    return gen;
-}
 
 // Policy of CaptureSearch that keeps legal moves only: the maximum rule where
 // it applies, and one move for sequences with the same start, end and captures.
@@ -148,39 +160,51 @@ struct CaptureSearch {
     template <bool Crowned>
     bool king(B at, B captured) {
         bool any = false;
-        Dirs::all([&]<int D>() {
-            B t = shift<D>(at);
-            if constexpr (V::flying_kings)
-                while (t & empty) t = shift<D>(t);
-            const B over = t & opponents & ~captured;
-            if (!over) return;
-            B land = shift<D>(over) & empty;
-            if (!land) return;
-            any = true;
-            const B now = captured | over;
-            if constexpr (!V::flying_kings) {
-                enter(land);
-                const bool on = king<Crowned>(land, now);
-                leave();
-                if (!on) record(land, now, Crowned);
-            } else {
+        if constexpr (V::flying_kings) {
+            // Along each ray, the nearest piece is the one to capture, and the
+            // empty squares beyond it up to the next piece are the landings.
+            const int s = lowest_bit(at);
+            const B occupied = ~empty;
+            Dirs::all([&]<int D>() {
+                const B blockers = G::template ray<D>(s) & occupied;
+                if (!blockers) return;
+                const int x = G::template nearest<D>(blockers);
+                const B over = bit<B>(x) & opponents & ~captured;
+                if (!over) return;
+                const B land = G::template slide<D>(x, occupied);
+                if (!land) return;
+                any = true;
+                const B now = captured | over;
                 // Every empty square beyond the captured piece is a landing square,
                 // but where some of them let the king capture again it must use one of those.
                 B dead_ends = 0;
                 bool continued = false;
-                do {
-                    enter(land);
-                    if (king<Crowned>(land, now))
+                G::template for_each_nearest_first<D>(land, [&](int t) {
+                    const B l = bit<B>(t);
+                    enter(l);
+                    if (king<Crowned>(l, now))
                         continued = true;
                     else
-                        dead_ends |= land;
+                        dead_ends |= l;
                     leave();
-                    land = shift<D>(land) & empty;
-                } while (land);
+                });
                 if (!continued)
-                    for_each_bit(dead_ends, [&](int s) { record(bit<B>(s), now, Crowned); });
-            }
-        });
+                    for_each_bit(dead_ends, [&](int d) { record(bit<B>(d), now, Crowned); });
+            });
+        } else {
+            Dirs::all([&]<int D>() {
+                const B over = shift<D>(at) & opponents & ~captured;
+                if (!over) return;
+                const B land = shift<D>(over) & empty;
+                if (!land) return;
+                any = true;
+                const B now = captured | over;
+                enter(land);
+                const bool on = king<Crowned>(land, now);
+                leave();
+                if (!on) record(land, now, Crowned);
+            });
+        }
         return any;
     }
 
@@ -224,13 +248,36 @@ struct Generator {
         const B kings = p.kings_of(Us);
         if (!kings) return false;
         const B opp = p.pieces(Them), empty = p.empty();
-        B targets = 0;
-        Dirs::all([&]<int D>() {
-            B reach = kings;
-            if constexpr (V::flying_kings) reach = slide_fill<D, N - 1>(kings, empty);
-            targets |= shift<D>(shift<D>(reach) & opp) & empty;
-        });
-        return targets != 0;
+        if constexpr (V::flying_kings) {
+            // Without a branch on the pieces found: the nearest piece along a
+            // ray that goes to higher bits is its lowest bit (b & -b). So for
+            // captures down the board the search runs from each king, and for
+            // captures up the board from each opponent with an empty square
+            // beyond it, downwards, looking for a king.
+            const B occupied = p.occupied();
+            bool found = false;
+            for_each_bit(kings, [&](int k) {
+                Dirs::all([&]<int D>() {
+                    if constexpr (D > 0) {
+                        const B blockers = G::template ray<D>(k) & occupied;
+                        found |= (blockers & (~blockers + 1) & opp & shift<-D>(empty)) != 0;
+                    }
+                });
+            });
+            for_each_bit(opp, [&](int x) {
+                Dirs::all([&]<int D>() {
+                    if constexpr (D < 0) {
+                        const B blockers = G::template ray<-D>(x) & occupied;
+                        found |= ((blockers & (~blockers + 1) & kings) != 0) & ((shift<D>(bit<B>(x)) & empty) != 0);
+                    }
+                });
+            });
+            return found;
+        } else {
+            B targets = 0;
+            Dirs::all([&]<int D>() { targets |= shift<D>(shift<D>(kings) & opp) & empty; });
+            return targets != 0;
+        }
     }
 
     static bool has_capture(const Position<N>& p) { return capturing_men(p) || king_can_capture(p); }
@@ -274,32 +321,37 @@ struct Generator {
 
     // The number of moves of the kings of Us that are not captures.
     static int count_king_moves(const Position<N>& p) {
-        const B empty = p.empty(), kings = p.kings_of(Us);
+        const B kings = p.kings_of(Us);
         if (!kings) return 0;
         int n = 0;
-        // Rays of different kings along one direction never overlap.
-        Dirs::all([&]<int D>() {
-            if constexpr (V::flying_kings)
-                n += popcount(slide_fill<D, N - 1>(kings, empty) & ~kings);
-            else
-                n += popcount(shift<D>(kings) & empty);
-        });
+        if constexpr (V::flying_kings) {
+            const B occupied = p.occupied();
+            for_each_bit(kings, [&](int k) {
+                Dirs::all([&]<int D>() { n += popcount(G::template slide<D>(k, occupied)); });
+            });
+        } else {
+            const B empty = p.empty();
+            Dirs::all([&]<int D>() { n += popcount(shift<D>(kings) & empty); });
+        }
         return n;
     }
 
     // Calls f(from, to) (bit indices) for every move of a king of Us that is
-    // not a capture, whether or not Us has a capture.
+    // not a capture, whether or not Us has a capture: king by king, each
+    // direction in turn, nearest square first.
     template <class F>
     [[gnu::always_inline]] static void king_moves(const Position<N>& p, F&& f) {
-        const B empty = p.empty();
         const B kings = p.kings_of(Us);
         if constexpr (V::flying_kings) {
+            const B occupied = p.occupied();
             for_each_bit(kings, [&](int k) {
                 Dirs::all([&]<int D>() {
-                    for (B t = shift<D>(bit<B>(k)) & empty; t; t = shift<D>(t) & empty) f(k, lowest_bit(t));
+                    G::template for_each_nearest_first<D>(G::template slide<D>(k, occupied),
+                                                         [&](int t) { f(k, t); });
                 });
             });
         } else {
+            const B empty = p.empty();
             Dirs::all([&]<int D>() { for_each_bit(shift<D>(kings) & empty, [&](int s) { f(s - D, s); }); });
         }
     }
@@ -346,6 +398,17 @@ template <class V>
 int count_moves(const Position<V::board_size>& p) {
     return p.side_to_move == Color::white ? detail::Generator<V, Color::white>::count(p)
                                           : detail::Generator<V, Color::black>::count(p);
+}
+
+// Runs the capture search of the side to move into `sink` (MoveListSink,
+// CaptureBuffer): nothing reaches it when there is no capture, so no
+// has_capture() test is needed first.
+template <class V, class Sink>
+void search_captures(const Position<V::board_size>& p, Sink& sink) {
+    if (p.side_to_move == Color::white)
+        detail::Generator<V, Color::white>::search_captures(p, sink);
+    else
+        detail::Generator<V, Color::black>::search_captures(p, sink);
 }
 
 // Calls f(from, to) (bit indices) for every non-capturing move of a king of

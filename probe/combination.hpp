@@ -145,14 +145,15 @@ inline std::uint64_t rank(B group, B available) noexcept {
 // rank(rotated(group), rotated(available)) for a map of the squares that
 // reverses their order (the board turned by 180 degrees), without turning
 // anything: each piece's compressed position counts the available squares
-// above it, and the pieces are taken from the highest down.
+// above it, and the highest piece is the first of the group. The pieces are
+// taken from the lowest up (the last of the group first), so that no
+// variable shift or search for the highest bit is needed.
 template <class B>
 inline std::uint64_t rank_reversed(B group, B available) noexcept {
     std::uint64_t r = 0;
-    for (int i = 1; group; ++i) {
-        const int top = draughts::highest_bit(group);
-        group ^= draughts::bit<B>(top);
-        r += binomials.value[i][draughts::popcount((available >> top) >> 1)];
+    for (int i = draughts::popcount(group); group; --i) {
+        const B low = draughts::pop_lowest(group);
+        r += binomials.value[i][draughts::popcount(available & ~(low | (low - 1)))];
     }
     return r;
 }

@@ -75,19 +75,21 @@ public:
     // children of captures and promotions this way (Black to move in them).
     std::uint64_t rank_turned(const Position& q) const noexcept {
         const Bitboard men = q.occupied() & ~q.kings;
+        return rank_men_turned(q.white & men, q.black & men) * king_placements_ +
+               rank_kings_turned(q.kings_of(draughts::Color::white), q.kings_of(draughts::Color::black),
+                                 geometry::board & ~men);
+    }
+
+    // The men configuration of rank_turned(q), from q's men.
+    std::uint64_t rank_men_turned(Bitboard white_men, Bitboard black_men) const noexcept {
         // Turned round, q's white men are Black's, q's black men White's.
-        const Bitboard white_men = q.white & men, black_men = q.black & men;
         const Bitboard on_row_1 = white_men & last_row;  // on row 1 once turned
         const Bitboard in_middle = white_men ^ on_row_1;
         const Split& s = splits_[draughts::popcount(on_row_1)];
-        const std::uint64_t men_rank =
-            s.offset + (combination::rank_reversed(on_row_1, last_row) * s.middle_placements +
-                        combination::rank_reversed(in_middle, middle)) *
-                           s.white_placements +
-            combination::rank_reversed(black_men, turned_white_area & ~in_middle);
-        return men_rank * king_placements_ +
-               rank_kings_turned(q.kings_of(draughts::Color::white), q.kings_of(draughts::Color::black),
-                                 geometry::board & ~men);
+        return s.offset + (combination::rank_reversed(on_row_1, last_row) * s.middle_placements +
+                           combination::rank_reversed(in_middle, middle)) *
+                              s.white_placements +
+               combination::rank_reversed(black_men, turned_white_area & ~in_middle);
     }
 
     // The placement of `index` < size(), with White to move.

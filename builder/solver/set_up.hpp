@@ -36,9 +36,11 @@ struct DirectSource {
     using Move = draughts::Move<N>;
     using ManExit = typename PairSpace<V>::ManExit;
 
-    DirectSource(const Successors<V>& successors, const SolvedValues& own) : successors(successors), own(own) {}
+    DirectSource(const Successors<V>& successors, const SolvedValues& own)
+        : successors(successors), own(own), codes(successors) {}
     const Successors<V>& successors;
     const SolvedValues& own;
+    typename Successors<V>::TurnedCodes codes;  // the children of captures and promotions (Black to move)
     struct Child {
         const std::uint16_t* code;  // null: `value` read through the prober
         Value value;
@@ -46,6 +48,7 @@ struct DirectSource {
     std::vector<Child> children;                                // a group's, position by position
     std::vector<std::pair<std::uint32_t, std::uint32_t>> captures;  // per position of the group: its children
     std::size_t next = 0;                                       // the position capture_value() answers next
+    draughts::CaptureBuffer<N> found;
 
     static constexpr std::uint32_t no_capture = ~std::uint32_t{0};
 
@@ -54,17 +57,20 @@ struct DirectSource {
         captures.clear();
         next = 0;
         for (const Position& q : group) {
-            if (!draughts::has_capture<V>(q)) {
+            // With flying kings the search is the test: its first steps are
+            // what has_capture() does, and most positions have a capture.
+            // Short kings' test is a few shifts, cheaper than starting a search.
+            found.clear();
+            if (V::flying_kings || draughts::has_capture<V>(q)) draughts::search_captures<V>(q, found);
+            if (found.size == 0) {
                 captures.emplace_back(no_capture, no_capture);
                 continue;
             }
             const auto first = static_cast<std::uint32_t>(children.size());
-            draughts::MoveList<N> moves;
-            draughts::generate_moves<V>(q, moves);
-            for (const Move& m : moves) {
+            for (const Move& m : found) {
                 Position child = q;
                 draughts::make_move(child, m);
-                if (const std::uint16_t* code = successors.held_code(child)) {
+                if (const std::uint16_t* code = codes.find(child)) {
                     __builtin_prefetch(code);
                     children.push_back({code, Value::draw()});
                 } else {
@@ -86,7 +92,10 @@ struct DirectSource {
         }
         return best;
     }
-    Value promotion(const Position& child) const { return successors.value(child); }
+    Value promotion(const Position& child) {
+        if (const std::uint16_t* code = codes.find(child)) return value_of_dtw_code(*code);
+        return successors.value(child);
+    }
     Value man_move(const ManExit& e, Bitboard white_kings, Bitboard black_kings) const {
         return value_of_dtw_code(own.code(e.child(white_kings, black_kings)));
     }
