@@ -5,13 +5,18 @@
 // tables; a team member its range of blocks.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
 #include <tbb/parallel_for.h>
 
+#include "builder/capture_values.hpp"
 #include "builder/solved_values.hpp"
 #include "probe/prober.hpp"
 #include "probe/table_file.hpp"
@@ -38,20 +43,25 @@ void load_solved_values(SolvedValues& values, const TableFile& file, const Succe
         std::vector<std::byte> block(h.block_bytes(b));
         file.read_block(b, block);
         const std::uint64_t start = b << h.block_shift;
-        for (std::uint64_t k = 0; k < h.block_values(b); ++k) {
-            const std::uint64_t g = start + k;
-            const bool mirrored = g >= own.size();
-            const draughts::Position<N> p = mirrored ? mirror.unrank(g - own.size()) : own.unrank(g);
-            if (draughts::has_capture<V>(p)) {
-                values.mark_capture(g);
-                draughts::MoveList<N> moves;
-                draughts::generate_moves<V>(p, moves);
-                values.code(g) = static_cast<std::uint16_t>(
-                    dtw_code(best_over_moves(p, moves, [&](const draughts::Position<N>& child) {
-                        return successors.value(child);
-                    })));
-            } else {
-                values.code(g) = static_cast<std::uint16_t>(value_at(block, h.value_bits, k));
+        CaptureValues<V> captures(successors);
+        // In groups, whose captures are found and prefetched together.
+        constexpr std::uint64_t group = 16;
+        std::array<draughts::Position<N>, group> positions;
+        for (std::uint64_t k0 = 0; k0 < h.block_values(b); k0 += group) {
+            const std::uint64_t n = std::min(group, h.block_values(b) - k0);
+            for (std::uint64_t i = 0; i < n; ++i) {
+                const std::uint64_t g = start + k0 + i;
+                positions[i] = g >= own.size() ? mirror.unrank(g - own.size()) : own.unrank(g);
+            }
+            captures.prepare(std::span<const draughts::Position<N>>(positions.data(), n));
+            for (std::uint64_t i = 0; i < n; ++i) {
+                const std::uint64_t g = start + k0 + i;
+                if (const std::optional<Value> v = captures.next()) {
+                    values.mark_capture(g);
+                    values.code(g) = static_cast<std::uint16_t>(dtw_code(*v));
+                } else {
+                    values.code(g) = static_cast<std::uint16_t>(value_at(block, h.value_bits, k0 + i));
+                }
             }
         }
     });

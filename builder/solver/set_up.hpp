@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "builder/capture_values.hpp"
 #include "builder/solved_values.hpp"
 #include "builder/solver/pair_space.hpp"
 #include "builder/solver/pair_state.hpp"
@@ -22,80 +23,25 @@ namespace dtb {
 
 // Where the values outside a pair come from when one process solves the
 // material: other materials from `successors`, this one from `own` (its
-// values, the levels above solved).
-//
-// Positions are set up in groups (for_each_position): prepare() finds
-// the captures of a whole group and the codes they lead to, prefetching
-// each, before capture_value() reads any (in the tables of smaller
-// materials, most are cache misses, and those of a group now overlap).
+// values, the levels above solved). Positions are set up in groups
+// (PairSpace::for_each_position), whose captures are found and prefetched
+// together (CaptureValues).
 template <class V>
 struct DirectSource {
     static constexpr int N = V::board_size;
     using Position = draughts::Position<N>;
     using Bitboard = typename Position::Bitboard;
-    using Move = draughts::Move<N>;
     using ManExit = typename PairSpace<V>::ManExit;
 
-    DirectSource(const Successors<V>& successors, const SolvedValues& own)
-        : successors(successors), own(own), codes(successors) {}
-    const Successors<V>& successors;
+    DirectSource(const Successors<V>& successors, const SolvedValues& own) : own(own), captures(successors) {}
     const SolvedValues& own;
-    typename Successors<V>::TurnedCodes codes;  // the children of captures and promotions (Black to move)
-    struct Child {
-        const std::uint16_t* code;  // null: `value` read through the prober
-        Value value;
-    };
-    std::vector<Child> children;                                // a group's, position by position
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> captures;  // per position of the group: its children
-    std::size_t next = 0;                                       // the position capture_value() answers next
-    draughts::CaptureBuffer<N> found;
+    CaptureValues<V> captures;
 
-    static constexpr std::uint32_t no_capture = ~std::uint32_t{0};
-
-    void prepare(std::span<const Position> group) {
-        children.clear();
-        captures.clear();
-        next = 0;
-        for (const Position& q : group) {
-            // With flying kings the search is the test: its first steps are
-            // what has_capture() does, and most positions have a capture.
-            // Short kings' test is a few shifts, cheaper than starting a search.
-            found.clear();
-            if (V::flying_kings || draughts::has_capture<V>(q)) draughts::search_captures<V>(q, found);
-            if (found.size == 0) {
-                captures.emplace_back(no_capture, no_capture);
-                continue;
-            }
-            const auto first = static_cast<std::uint32_t>(children.size());
-            for (const Move& m : found) {
-                Position child = q;
-                draughts::make_move(child, m);
-                if (const std::uint16_t* code = codes.find(child)) {
-                    __builtin_prefetch(code);
-                    children.push_back({code, Value::draw()});
-                } else {
-                    children.push_back({nullptr, successors.value(child)});
-                }
-            }
-            captures.emplace_back(first, static_cast<std::uint32_t>(children.size()));
-        }
-    }
-    // The value of the group's next position if it has a capture.
+    void prepare(std::span<const Position> group) { captures.prepare(group); }
     std::optional<Value> capture_value(const typename PairSpace<V>::Layout&, std::uint64_t, const Position&) {
-        const auto [first, last] = captures[next++];
-        if (first == no_capture) return std::nullopt;
-        Value best = Value::loss(0);  // as best_over_moves()
-        for (std::uint32_t i = first; i < last; ++i) {
-            const Child& c = children[i];
-            const Value v = before_move(c.code ? value_of_dtw_code(*c.code) : c.value);
-            if (preferred(v, best)) best = v;
-        }
-        return best;
+        return captures.next();
     }
-    Value promotion(const Position& child) {
-        if (const std::uint16_t* code = codes.find(child)) return value_of_dtw_code(*code);
-        return successors.value(child);
-    }
+    Value promotion(const Position& child) { return captures.child_value(child); }
     Value man_move(const ManExit& e, Bitboard white_kings, Bitboard black_kings) const {
         return value_of_dtw_code(own.code(e.child(white_kings, black_kings)));
     }

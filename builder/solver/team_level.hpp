@@ -172,12 +172,12 @@ private:
     void ask(SolvedValues& store, const Layout& layout, std::uint64_t local, const Position& q, std::uint8_t* meta,
              std::vector<std::uint64_t>& words) const {
         const std::uint64_t s = layout.storage(local);
-        if (draughts::has_capture<V>(q)) {
-            draughts::MoveList<N> moves;
-            draughts::generate_moves<V>(q, moves);
+        draughts::CaptureBuffer<N> captures;
+        if (V::flying_kings || draughts::has_capture<V>(q)) draughts::search_captures<V>(q, captures);  // as CaptureValues
+        if (captures.size > 0) {
             Value best = Value::loss(0);
             std::size_t asked = 0;
-            for (const Move& m : moves) {
+            for (const Move& m : captures) {
                 Position child = q;
                 draughts::make_move(child, m);
                 if (const std::optional<Value> v = successors_.held_value(child)) {
