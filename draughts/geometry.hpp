@@ -89,6 +89,15 @@ struct Geometry {
     template <int D>
     static constexpr Bitboard ray(int b) noexcept { return rays<D>[b]; }
 
+    // The squares on the four rays from bit b: every square a king on b
+    // could capture along, at any distance.
+    static constexpr std::array<Bitboard, bits> lines = [] {
+        std::array<Bitboard, bits> table{};
+        for (int b = 0; b < bits; ++b)
+            table[b] = rays<up_left>[b] | rays<up_right>[b] | rays<down_left>[b] | rays<down_right>[b];
+        return table;
+    }();
+
     // The square of `squares` (not empty, part of one ray along D) nearest
     // the ray's start: steps down the board go to higher bits.
     template <int D>

@@ -179,8 +179,14 @@ struct CaptureSearch {
                 // but where some of them let the king capture again it must use one of those.
                 B dead_ends = 0;
                 bool continued = false;
+                const B left = opponents & ~now;  // not captured yet
                 G::template for_each_nearest_first<D>(land, [&](int t) {
                     const B l = bit<B>(t);
+                    // No opponent left on its diagonals: no capture goes on from there.
+                    if (!(G::lines[t] & left)) {
+                        dead_ends |= l;
+                        return;
+                    }
                     enter(l);
                     if (king<Crowned>(l, now))
                         continued = true;
