@@ -15,6 +15,16 @@
 
 namespace dtb {
 
+// Against a lone piece every capture takes it and leaves the opponent
+// nothing: a win in one ply, the quickest there is, so neither the captures
+// nor their children need finding. Whether that settles q (the bitboard test
+// alone then says whether q has a capture).
+template <class V>
+bool against_lone_piece(const draughts::Position<V::board_size>& q) noexcept {
+    return draughts::popcount(q.pieces(draughts::opposite(q.side_to_move))) == 1;
+}
+inline constexpr Value capture_of_the_last_piece = before_move(Value::loss(0));  // the opponent has no piece left
+
 // Positions with White to move are taken a group at a time: prepare() finds
 // the captures of the whole group and where the codes they lead to are,
 // prefetching each, before next() reads any (in the tables of smaller
@@ -34,13 +44,17 @@ public:
         captures_.clear();
         next_ = 0;
         for (const Position& q : group) {
+            if (against_lone_piece<V>(q)) {
+                captures_.push_back(draughts::has_capture<V>(q) ? wins_at_once : no_captures);
+                continue;
+            }
             // With flying kings the search is the test: its first steps are
             // what has_capture() does, and most positions have a capture.
             // Short kings' test is a few shifts, cheaper than starting a search.
             found_.clear();
             if (V::flying_kings || draughts::has_capture<V>(q)) draughts::search_captures<V>(q, found_);
             if (found_.size == 0) {
-                captures_.emplace_back(no_capture, no_capture);
+                captures_.push_back(no_captures);
                 continue;
             }
             const auto first = static_cast<std::uint32_t>(children_.size());
@@ -62,7 +76,8 @@ public:
     // over its captures of the values after them.
     std::optional<Value> next() {
         const auto [first, last] = captures_[next_++];
-        if (first == no_capture) return std::nullopt;
+        if (first == none) return std::nullopt;
+        if (first == at_once) return capture_of_the_last_piece;
         Value best = Value::loss(0);  // as best_over_moves()
         for (std::uint32_t i = first; i < last; ++i) {
             const Child& c = children_[i];
@@ -80,7 +95,8 @@ public:
     }
 
 private:
-    static constexpr std::uint32_t no_capture = ~std::uint32_t{0};
+    static constexpr std::uint32_t none = ~std::uint32_t{0}, at_once = none - 1;
+    static constexpr std::pair<std::uint32_t, std::uint32_t> no_captures{none, none}, wins_at_once{at_once, at_once};
     struct Child {
         const std::uint16_t* code;  // null: `value` read through the prober
         Value value;

@@ -24,6 +24,7 @@
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 
+#include "builder/capture_values.hpp"
 #include "builder/solved_values.hpp"
 #include "builder/solver/pair_queue.hpp"
 #include "builder/solver/pair_space.hpp"
@@ -172,8 +173,17 @@ private:
     void ask(SolvedValues& store, const Layout& layout, std::uint64_t local, const Position& q, std::uint8_t* meta,
              std::vector<std::uint64_t>& words) const {
         const std::uint64_t s = layout.storage(local);
+        // Captures are found as CaptureValues finds them.
         draughts::CaptureBuffer<N> captures;
-        if (V::flying_kings || draughts::has_capture<V>(q)) draughts::search_captures<V>(q, captures);  // as CaptureValues
+        if (against_lone_piece<V>(q)) {
+            if (draughts::has_capture<V>(q)) {
+                meta[s] = 1;
+                store.code(s) = static_cast<std::uint16_t>(dtw_code(capture_of_the_last_piece));
+                return;
+            }
+        } else if (V::flying_kings || draughts::has_capture<V>(q)) {
+            draughts::search_captures<V>(q, captures);
+        }
         if (captures.size > 0) {
             Value best = Value::loss(0);
             std::size_t asked = 0;
