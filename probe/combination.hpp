@@ -158,6 +158,96 @@ inline std::uint64_t rank_reversed(B group, B available) noexcept {
     return r;
 }
 
+// The squares strictly above each bit: the mask whose popcount places a
+// piece in rank_reversed().
+template <class B>
+inline constexpr std::array<B, 128> squares_above = [] {
+    std::array<B, 128> table{};
+    for (int b = 0; b + 1 < static_cast<int>(8 * sizeof(B)); ++b) table[b] = ~((B{1} << (b + 1)) - 1);
+    return table;
+}();
+
+// rank_reversed() of a group with one of its pieces moved, for many moves
+// of the same group among the same available squares (the mover's king
+// moves, run backwards, in the solver's queue). The pieces that stay keep
+// their places; the moved piece goes in among them, so with the pieces
+// that stay at places s_1 < ... < s_(k-1), m of them below the moved
+// piece's place c, the rank is
+//     C(s_1,1) + ... + C(s_m,m) + C(c,m+1) + C(s_(m+1),m+2) + ... + C(s_(k-1),k):
+// the sums before and after m are set up once for each piece that moves
+// (lift), and a move costs one popcount and k - 1 comparisons.
+template <class B>
+class MovedRanks {
+public:
+    static constexpr int max_pieces = max_n;  // as many as there are squares
+
+    MovedRanks(B group, B available) noexcept : available_(available) {
+        // From the lowest piece up: places in decreasing order.
+        for (; group; ++k_) {
+            const B low = draughts::pop_lowest(group);
+            square_[k_] = static_cast<std::uint8_t>(draughts::lowest_bit(low));
+            place_[k_] = static_cast<std::uint8_t>(draughts::popcount(available & ~(low | (low - 1))));
+        }
+    }
+
+    // rank_reversed(group without `from` and with `to`, available); `to`
+    // must be available and not in the group.
+    std::uint64_t rank(int from, int to) noexcept {
+        if (from != lifted_) lift(from);
+        const int c = draughts::popcount(available_ & squares_above<B>[to]);
+        int m = 0;
+        for (int j = 0; j + 1 < k_; ++j) m += staying_[j] < c;
+        return before_[m] + binomials.value[m + 1][c] + after_[m];
+    }
+
+private:
+    void lift(int from) noexcept {
+        lifted_ = from;
+        int n = 0;
+        for (int j = k_ - 1; j >= 0; --j)  // increasing places
+            if (square_[j] != from) staying_[n++] = place_[j];
+        before_[0] = 0;
+        for (int m = 0; m < n; ++m) before_[m + 1] = before_[m] + binomials.value[m + 1][staying_[m]];
+        after_[n] = 0;
+        for (int m = n - 1; m >= 0; --m) after_[m] = after_[m + 1] + binomials.value[m + 2][staying_[m]];
+    }
+
+    B available_;
+    int k_ = 0, lifted_ = -1;
+    std::array<std::uint8_t, max_pieces> square_, place_, staying_;
+    std::array<std::uint64_t, max_pieces> before_, after_;
+};
+
+// rank_reversed() of a group that stays while a piece of another group
+// moves from `from` (not available to this group) to `to` (available): the
+// available squares change by those two, so each piece's place moves by one
+// where `from` is above it and back by one where `to` is.
+template <class B>
+class RankBesideMove {
+public:
+    static constexpr int max_pieces = max_n;  // as many as there are squares
+
+    RankBesideMove(B group, B available) noexcept {
+        for (int i = draughts::popcount(group); group; --i, ++k_) {
+            const B low = draughts::pop_lowest(group);
+            square_[k_] = draughts::lowest_bit(low);
+            place_[k_] = draughts::popcount(available & ~(low | (low - 1)));
+            piece_[k_] = i;
+        }
+    }
+
+    std::uint64_t rank(int from, int to) const noexcept {
+        std::uint64_t r = 0;
+        for (int j = 0; j < k_; ++j)
+            r += binomials.value[piece_[j]][place_[j] + (from > square_[j]) - (to > square_[j])];
+        return r;
+    }
+
+private:
+    int k_ = 0;
+    std::array<int, max_pieces> square_, place_, piece_;
+};
+
 // The last two or three pieces of a group come from tables that list every
 // set in rank order: the colex rank of a set does not depend on n, so one
 // table serves every board. Three bytes per set, in a 32-bit word:

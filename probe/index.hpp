@@ -199,6 +199,21 @@ public:
                combination::rank_reversed(white_kings, free & ~black_kings);
     }
 
+    // rank_kings_turned(white_kings, black_kings with the king on `from`
+    // moved to `to`, free) for the moves of one position's black kings (the
+    // solver's predecessors): each group's pieces are placed once.
+    class BlackKingMovesTurned {
+    public:
+        BlackKingMovesTurned(const Index& index, Bitboard white_kings, Bitboard black_kings, Bitboard free) noexcept
+            : black_(black_kings, free), white_(white_kings, free & ~black_kings), stride_(index.black_king_placements_) {}
+        std::uint64_t rank(int from, int to) noexcept { return black_.rank(from, to) * stride_ + white_.rank(from, to); }
+
+    private:
+        combination::MovedRanks<Bitboard> black_;
+        combination::RankBesideMove<Bitboard> white_;
+        std::uint64_t stride_;
+    };
+
     // Adds the kings of placement `kings` to the men of p (which has no kings).
     void unrank_kings(std::uint64_t kings, Position& p) const noexcept {
         const std::uint64_t white = kings / black_king_divider_;

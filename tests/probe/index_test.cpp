@@ -168,6 +168,7 @@ draughts::Position<N> random_placement(const Material& m, std::mt19937_64& rng) 
 
 template <int N>
 void check_random_samples(int min_pieces, int max_pieces, int samples) {
+    using B = typename draughts::Geometry<N>::Bitboard;
     std::mt19937_64 rng(20261122 + N);
     for (int n = min_pieces; n <= max_pieces; ++n)
         for (const Material& m : all_materials(n, false)) {
@@ -191,6 +192,18 @@ void check_random_samples(int min_pieces, int max_pieces, int samples) {
                           mirror.rank_kings(q.flipped()))
                     << m.name();
                 ASSERT_EQ(mirror.rank_turned(q), mirror.rank(q.flipped())) << m.name();
+                // The same with one black king moved to an empty square, for
+                // many moves of one position (the solver's predecessors).
+                typename Index<N>::BlackKingMovesTurned moves(mirror, q.kings_of(Color::white),
+                                                              q.kings_of(Color::black), free);
+                draughts::for_each_bit(q.kings_of(Color::black), [&](int from) {
+                    draughts::for_each_bit(q.empty(), [&](int to) {
+                        auto moved = q;
+                        moved.black ^= draughts::bit<B>(from) | draughts::bit<B>(to);
+                        moved.kings ^= draughts::bit<B>(from) | draughts::bit<B>(to);
+                        ASSERT_EQ(moves.rank(from, to), mirror.rank_kings(moved.flipped())) << m.name();
+                    });
+                });
                 const std::uint64_t j = index.rank(q);
                 ASSERT_LT(j, index.size()) << m.name();
                 ASSERT_EQ(index.unrank(j), q) << m.name();
