@@ -126,14 +126,23 @@ struct CaptureSearch {
     std::uint8_t path[64];  // landing squares so far (only with Sink::wants_path)
     int depth = 0;
 
+    // A jump of one square along D from `at` (a man's, or a king's that
+    // does not fly): the opponent's piece it takes and the square it lands
+    // on, if both are there.
+    template <int D>
+    bool jump(B at, B captured, B& over, B& land) const {
+        over = shift<D>(at) & opponents & ~captured;
+        if (!over) return false;
+        land = shift<D>(over) & empty;
+        return land != 0;
+    }
+
     // A man on `at` that has captured `captured`. Returns whether it could capture.
     bool man(B at, B captured) {
         bool any = false;
         Dirs::template man_captures<Us>([&]<int D>() {
-            const B over = shift<D>(at) & opponents & ~captured;
-            if (!over) return;
-            const B land = shift<D>(over) & empty;
-            if (!land) return;
+            B over, land;
+            if (!jump<D>(at, captured, over, land)) return;
             any = true;
             const B now = captured | over;
             if (land & promotion_row) {
@@ -199,10 +208,8 @@ struct CaptureSearch {
             });
         } else {
             Dirs::all([&]<int D>() {
-                const B over = shift<D>(at) & opponents & ~captured;
-                if (!over) return;
-                const B land = shift<D>(over) & empty;
-                if (!land) return;
+                B over, land;
+                if (!jump<D>(at, captured, over, land)) return;
                 any = true;
                 const B now = captured | over;
                 enter(land);
