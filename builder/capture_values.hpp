@@ -15,13 +15,21 @@
 
 namespace dtb {
 
-// Against a lone piece every capture takes it and leaves the opponent
-// nothing: a win in one ply, the quickest there is, so neither the captures
-// nor their children need finding. Whether that settles q (the bitboard test
-// alone then says whether q has a capture).
+// What the captures of q are, as the solver takes them: none; the capture
+// of the opponent's last piece (against a lone piece every capture takes
+// it, a win in one ply, the quickest there is, so neither the captures nor
+// their children need finding: the bitboard test alone decides); or the
+// moves put in `found`. With flying kings the search is the test: its first
+// steps are what has_capture() does, and most positions have a capture.
+// Short kings' test is a few shifts, cheaper than starting a search.
+enum class Captures { none, of_the_last_piece, found };
 template <class V>
-bool against_lone_piece(const draughts::Position<V::board_size>& q) noexcept {
-    return draughts::popcount(q.pieces(draughts::opposite(q.side_to_move))) == 1;
+Captures find_captures(const draughts::Position<V::board_size>& q, draughts::CaptureBuffer<V::board_size>& found) {
+    found.clear();
+    if (draughts::popcount(q.pieces(draughts::opposite(q.side_to_move))) == 1)
+        return draughts::has_capture<V>(q) ? Captures::of_the_last_piece : Captures::none;
+    if (V::flying_kings || draughts::has_capture<V>(q)) draughts::search_captures<V>(q, found);
+    return found.size > 0 ? Captures::found : Captures::none;
 }
 inline constexpr Value capture_of_the_last_piece = before_move(Value::loss(0));  // the opponent has no piece left
 
@@ -44,17 +52,9 @@ public:
         captures_.clear();
         next_ = 0;
         for (const Position& q : group) {
-            if (against_lone_piece<V>(q)) {
-                captures_.push_back(draughts::has_capture<V>(q) ? wins_at_once : no_captures);
-                continue;
-            }
-            // With flying kings the search is the test: its first steps are
-            // what has_capture() does, and most positions have a capture.
-            // Short kings' test is a few shifts, cheaper than starting a search.
-            found_.clear();
-            if (V::flying_kings || draughts::has_capture<V>(q)) draughts::search_captures<V>(q, found_);
-            if (found_.size == 0) {
-                captures_.push_back(no_captures);
+            const Captures kind = find_captures<V>(q, found_);
+            if (kind != Captures::found) {
+                captures_.push_back(kind == Captures::none ? no_captures : wins_at_once);
                 continue;
             }
             const auto first = static_cast<std::uint32_t>(children_.size());

@@ -169,83 +169,101 @@ inline constexpr std::array<B, 128> squares_above = [] {
 
 // rank_reversed() of a group with one of its pieces moved, for many moves
 // of the same group among the same available squares (the mover's king
-// moves, run backwards, in the solver's queue). The pieces that stay keep
-// their places; the moved piece goes in among them, so with the pieces
-// that stay at places s_1 < ... < s_(k-1), m of them below the moved
-// piece's place c, the rank is
+// moves, run backwards, in the solver's queue). On two-word boards the
+// pieces that stay are placed once: they keep their places, and the moved
+// piece goes in among them, so with the pieces that stay at places
+// s_1 < ... < s_(k-1), m of them below the moved piece's place c, the rank is
 //     C(s_1,1) + ... + C(s_m,m) + C(c,m+1) + C(s_(m+1),m+2) + ... + C(s_(k-1),k):
 // the sums before and after m are set up once for each piece that moves
-// (lift), and a move costs one popcount and k - 1 comparisons.
+// (lift), and a move costs one popcount and k - 1 comparisons. On one-word
+// boards rank_reversed() itself is cheaper than that set-up, shared by the
+// few moves of a short king or a small board (measured: docs/results.md,
+// "Solver speed (issue 14, second step)"), so it is what is called.
+template <class B>
+inline constexpr bool place_once = sizeof(B) > 8;
+
+// The pieces of a group from the lowest up, each with its place as
+// rank_reversed() counts it (the available squares above it): places in
+// decreasing order, piece j the (k - j)-th of the group.
+template <class B>
+struct PlacedGroup {
+    int k = 0;
+    std::array<std::uint8_t, max_n> square, place;
+    PlacedGroup(B group, B available) noexcept {
+        for (; group; ++k) {
+            const B low = draughts::pop_lowest(group);
+            square[k] = static_cast<std::uint8_t>(draughts::lowest_bit(low));
+            place[k] = static_cast<std::uint8_t>(draughts::popcount(available & ~(low | (low - 1))));
+        }
+    }
+};
+
 template <class B>
 class MovedRanks {
 public:
-    static constexpr int max_pieces = max_n;  // as many as there are squares
-
-    MovedRanks(B group, B available) noexcept : available_(available) {
-        // From the lowest piece up: places in decreasing order.
-        for (; group; ++k_) {
-            const B low = draughts::pop_lowest(group);
-            square_[k_] = static_cast<std::uint8_t>(draughts::lowest_bit(low));
-            place_[k_] = static_cast<std::uint8_t>(draughts::popcount(available & ~(low | (low - 1))));
-        }
-    }
+    MovedRanks(B group, B available) noexcept
+        : group_(group), available_(available), pieces_(place_once<B> ? group : B{0}, available) {}
 
     // rank_reversed(group without `from` and with `to`, available); `to`
     // must be available and not in the group.
     std::uint64_t rank(int from, int to) noexcept {
-        if (from != lifted_) lift(from);
-        const int c = draughts::popcount(available_ & squares_above<B>[to]);
-        int m = 0;
-        for (int j = 0; j + 1 < k_; ++j) m += staying_[j] < c;
-        return before_[m] + binomials.value[m + 1][c] + after_[m];
+        if constexpr (!place_once<B>) {
+            return rank_reversed(group_ ^ draughts::bit<B>(from) ^ draughts::bit<B>(to), available_);
+        } else {
+            if (from != lifted_) lift(from);
+            const int c = draughts::popcount(available_ & squares_above<B>[to]);
+            int m = 0;
+            for (int j = 0; j + 1 < pieces_.k; ++j) m += staying_[j] < c;
+            return before_[m] + binomials.value[m + 1][c] + after_[m];
+        }
     }
 
 private:
     void lift(int from) noexcept {
         lifted_ = from;
         int n = 0;
-        for (int j = k_ - 1; j >= 0; --j)  // increasing places
-            if (square_[j] != from) staying_[n++] = place_[j];
+        for (int j = pieces_.k - 1; j >= 0; --j)  // increasing places
+            if (pieces_.square[j] != from) staying_[n++] = pieces_.place[j];
         before_[0] = 0;
         for (int m = 0; m < n; ++m) before_[m + 1] = before_[m] + binomials.value[m + 1][staying_[m]];
         after_[n] = 0;
         for (int m = n - 1; m >= 0; --m) after_[m] = after_[m + 1] + binomials.value[m + 2][staying_[m]];
     }
 
-    B available_;
-    int k_ = 0, lifted_ = -1;
-    std::array<std::uint8_t, max_pieces> square_, place_, staying_;
-    std::array<std::uint64_t, max_pieces> before_, after_;
+    B group_, available_;
+    PlacedGroup<B> pieces_;  // empty on one-word boards
+    int lifted_ = -1;
+    std::array<std::uint8_t, max_n> staying_;
+    std::array<std::uint64_t, max_n> before_, after_;
 };
 
 // rank_reversed() of a group that stays while a piece of another group
 // moves from `from` (not available to this group) to `to` (available): the
-// available squares change by those two, so each piece's place moves by one
-// where `from` is above it and back by one where `to` is.
+// available squares change by those two, so on two-word boards each piece
+// is placed once, and its place moves by one where `from` is above it and
+// back by one where `to` is (one-word boards: as MovedRanks).
 template <class B>
 class RankBesideMove {
 public:
-    static constexpr int max_pieces = max_n;  // as many as there are squares
+    RankBesideMove(B group, B available) noexcept
+        : group_(group), available_(available), pieces_(place_once<B> ? group : B{0}, available) {}
 
-    RankBesideMove(B group, B available) noexcept {
-        for (int i = draughts::popcount(group); group; --i, ++k_) {
-            const B low = draughts::pop_lowest(group);
-            square_[k_] = draughts::lowest_bit(low);
-            place_[k_] = draughts::popcount(available & ~(low | (low - 1)));
-            piece_[k_] = i;
+    std::uint64_t rank(int from, int to) const noexcept {
+        if constexpr (!place_once<B>) {
+            return rank_reversed(group_, available_ ^ draughts::bit<B>(from) ^ draughts::bit<B>(to));
+        } else {
+            std::uint64_t r = 0;
+            for (int j = 0; j < pieces_.k; ++j) {
+                const int s = pieces_.square[j];
+                r += binomials.value[pieces_.k - j][pieces_.place[j] + (from > s) - (to > s)];
+            }
+            return r;
         }
     }
 
-    std::uint64_t rank(int from, int to) const noexcept {
-        std::uint64_t r = 0;
-        for (int j = 0; j < k_; ++j)
-            r += binomials.value[piece_[j]][place_[j] + (from > square_[j]) - (to > square_[j])];
-        return r;
-    }
-
 private:
-    int k_ = 0;
-    std::array<int, max_pieces> square_, place_, piece_;
+    B group_, available_;
+    PlacedGroup<B> pieces_;  // empty on one-word boards
 };
 
 // The last two or three pieces of a group come from tables that list every

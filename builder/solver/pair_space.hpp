@@ -223,20 +223,10 @@ public:
         // Turned round, this position's White kings are the other half's Black ones, its Black kings White's.
         const std::uint64_t block = g * order.king_placements +
                                     combination::rank_reversed(white_kings, free) * order.white_placements[g];
-        const Bitboard others = free & ~white_kings;
-        if constexpr (sizeof(Bitboard) > 8) {
-            // Two-word boards: ranking each predecessor anew costs more than
-            // placing the kings that stay once (docs/design.md, "Solver").
-            combination::MovedRanks<Bitboard> movers(black_kings, others);
-            draughts::for_each_king_move<V>(u, draughts::Color::black, [&](int from, int to) {
-                f(static_cast<std::uint32_t>(block + movers.rank(from, to)));
-            });
-        } else {  // one-word boards: the direct rank is cheaper
-            draughts::for_each_king_move<V>(u, draughts::Color::black, [&](int from, int to) {
-                const Bitboard moved = draughts::bit<Bitboard>(from) | draughts::bit<Bitboard>(to);
-                f(static_cast<std::uint32_t>(block + combination::rank_reversed(black_kings ^ moved, others)));
-            });
-        }
+        combination::MovedRanks<Bitboard> movers(black_kings, free & ~white_kings);
+        draughts::for_each_king_move<V>(u, draughts::Color::black, [&](int from, int to) {
+            f(static_cast<std::uint32_t>(block + movers.rank(from, to)));
+        });
     }
 
     // The layout of a pair whose codes are the material's own (one process).
@@ -341,18 +331,10 @@ public:
         const int h = layout.half_of(local);
         const Position u = layout.position(local);
         const Bitboard white_kings = u.kings_of(draughts::Color::white), black_kings = u.kings_of(draughts::Color::black);
-        const Index<N>& index = *layout.index[layout.partner(h)];
+        typename Index<N>::BlackKingMovesTurned moves(*layout.index[layout.partner(h)], white_kings, black_kings,
+                                                      layout.free[h]);
         const std::uint64_t first = layout.partner(h) * layout.king_placements;
-        if constexpr (sizeof(Bitboard) > 8) {  // as in the block order
-            typename Index<N>::BlackKingMovesTurned moves(index, white_kings, black_kings, layout.free[h]);
-            draughts::for_each_king_move<V>(u, draughts::Color::black,
-                                            [&](int from, int to) { f(first + moves.rank(from, to)); });
-        } else {
-            draughts::for_each_king_move<V>(u, draughts::Color::black, [&](int from, int to) {
-                const Bitboard moved = draughts::bit<Bitboard>(from) | draughts::bit<Bitboard>(to);
-                f(first + index.rank_kings_turned(white_kings, black_kings ^ moved, layout.free[h]));
-            });
-        }
+        draughts::for_each_king_move<V>(u, draughts::Color::black, [&](int from, int to) { f(first + moves.rank(from, to)); });
     }
 
 private:

@@ -173,18 +173,14 @@ private:
     void ask(SolvedValues& store, const Layout& layout, std::uint64_t local, const Position& q, std::uint8_t* meta,
              std::vector<std::uint64_t>& words) const {
         const std::uint64_t s = layout.storage(local);
-        // Captures are found as CaptureValues finds them.
         draughts::CaptureBuffer<N> captures;
-        if (against_lone_piece<V>(q)) {
-            if (draughts::has_capture<V>(q)) {
-                meta[s] = 1;
-                store.code(s) = static_cast<std::uint16_t>(dtw_code(capture_of_the_last_piece));
-                return;
-            }
-        } else if (V::flying_kings || draughts::has_capture<V>(q)) {
-            draughts::search_captures<V>(q, captures);
+        const Captures kind = find_captures<V>(q, captures);
+        if (kind == Captures::of_the_last_piece) {
+            meta[s] = 1;
+            store.code(s) = static_cast<std::uint16_t>(dtw_code(capture_of_the_last_piece));
+            return;
         }
-        if (captures.size > 0) {
+        if (kind == Captures::found) {
             Value best = Value::loss(0);
             std::size_t asked = 0;
             for (const Move& m : captures) {
