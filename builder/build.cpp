@@ -55,6 +55,7 @@ public:
     BuildReport run() {
         const Clock::time_point start = Clock::now();
         budget_ = o_.memory_bytes ? o_.memory_bytes : default_memory_bytes();
+        report_.memory_budget_bytes = budget_;
         for (const std::string& note : plan_.notes()) fmt::print("{}\n", note);
         std::uint64_t to_build = 0;
         std::size_t building = 0;
@@ -119,7 +120,7 @@ private:
             }
             if (running_ == 0) make_room(bytes, &*it);  // as much as can be had
             ++running_;
-            memory_ += bytes;
+            hold(bytes);
             group_.run([this, m = *it] { solve(m); });
             it = waiting_.erase(it);
         }
@@ -142,7 +143,7 @@ private:
             if (fits()) return true;
             if (!node->packed) {
                 node->packed = pack(*node->values);
-                memory_ += node->packed->bytes();
+                hold(node->packed->bytes());
             }
             memory_ -= node->values->bytes();
             node->values.reset();
@@ -202,7 +203,7 @@ private:
             return node.values;
         };
         if (!room) return done(nullptr);
-        memory_ += 2 * positions;  // codes only, once the capture marks are dropped
+        hold(2 * positions);  // codes only, once the capture marks are dropped
         try {
             if (node.packed) {
                 const PackedCodes& packed = *node.packed;
@@ -256,7 +257,10 @@ private:
         const Clock::time_point start = Clock::now();
         progress_->started(m);
         Node& node = nodes_[m];
-        SolveProgress hooks{[&](int level, int levels) { progress_->level(m, level, levels); },
+        SolveProgress hooks{[&](int level, int levels) {
+                                progress_->level(m, level, levels);
+                                return_free_memory();  // what the level before freed
+                            },
                             [&](std::uint64_t n) { progress_->positions(n); }};
         SolvedValues solved;
         {
@@ -270,7 +274,6 @@ private:
         maybe_kill_after_write(m);
         entry.seconds = seconds_since(start);
         solved.drop_capture_marks();  // kept only for lookups, which read the codes
-        auto values = std::make_shared<const SolvedValues>(std::move(solved));
         {
             const std::lock_guard lock(mutex_);
             plan_.manifest().put(entry);
@@ -278,12 +281,17 @@ private:
             report_.materials.push_back({entry, false});
             memory_ -= MaterialSolver<V>::working_bytes(m);
             --running_;
-            if (node.uses > 0) keep(node, std::move(values));
+            // Kept, or let go before the next materials take its room.
+            if (node.uses > 0)
+                keep(node, std::make_shared<const SolvedValues>(std::move(solved)));
+            else
+                solved = SolvedValues();
             for (const Material& d : node.dependents)
                 if (--nodes_[d].pending == 0) waiting_.push_back(d);
             start_ready();
         }
         progress_->finished(entry);
+        return_free_memory();
     }
 
     // Keeps a table just solved for the materials that read it: as it is if
@@ -291,14 +299,20 @@ private:
     // (called with the mutex held).
     void keep(Node& node, std::shared_ptr<const SolvedValues> values) {
         if (memory_ + values->bytes() <= budget_) {
-            memory_ += values->bytes();
+            hold(values->bytes());
             node.values = std::move(values);
             return;
         }
         std::unique_ptr<const PackedCodes> packed = pack(*values);
         if (!make_room(packed->bytes(), nullptr)) return;
-        memory_ += packed->bytes();
+        hold(packed->bytes());
         node.packed = std::move(packed);
+    }
+
+    // Counts `bytes` more held (called with the mutex held).
+    void hold(std::uint64_t bytes) {
+        memory_ += bytes;
+        report_.peak_held_bytes = std::max(report_.peak_held_bytes, memory_);
     }
 
     const BuildOptions& o_;

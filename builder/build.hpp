@@ -77,6 +77,9 @@ struct BuildReport {
     double seconds = 0;
     std::uint64_t positions_built = 0;  // both sides to move, skipped tables not counted
     std::uint64_t peak_memory_bytes = 0;  // the process's peak resident memory (rank 0's)
+    // One process: --memory (or its default) and the most the build counted
+    // as held against it (materials in work and kept tables); 0 under MPI.
+    std::uint64_t memory_budget_bytes = 0, peak_held_bytes = 0;
     std::vector<RankReport> ranks;        // a distributed build's ranks; empty for one process
 };
 

@@ -50,9 +50,12 @@ void print_summary(const BuildReport& r) {
                    kept.packed, kept.packed_from_bytes >> 20, kept.packed_to_bytes >> 20, kept.packing_seconds,
                    kept.unpacked, kept.unpacking_seconds, kept.read_back, kept.read_back_seconds);
     const double rate = r.seconds > 0 ? static_cast<double>(r.positions_built) / r.seconds : 0;
+    const std::string budget = r.memory_budget_bytes ? fmt::format(" (budget {} MiB, held at most {} MiB)",
+                                                                   r.memory_budget_bytes >> 20, r.peak_held_bytes >> 20)
+                                                     : "";
     fmt::print("built {} materials ({} positions) in {:.1f} s, {:.1f} M positions/s; {} already built; "
-               "tables {} bytes .wld, {} bytes .dtw; peak memory {} MiB\n",
-               built, r.positions_built, r.seconds, rate / 1e6, skipped, wld, dtw, r.peak_memory_bytes >> 20);
+               "tables {} bytes .wld, {} bytes .dtw; peak memory {} MiB{}\n",
+               built, r.positions_built, r.seconds, rate / 1e6, skipped, wld, dtw, r.peak_memory_bytes >> 20, budget);
 }
 
 void run_build(const BuildCommandOptions& c) {

@@ -346,6 +346,7 @@ private:
                     } catch (const std::exception& e) {
                         fail(m.name() + ": " + e.what());
                     }
+                    return_free_memory();
                     --live;
                 });
             }

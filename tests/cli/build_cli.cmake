@@ -48,6 +48,8 @@ same_tables(brazilian ${work}/whole ${work}/packed)
 if(NOT out MATCHES "kept tables within the memory budget: [1-9][0-9]* packed [^\n]*, unpacked [1-9][0-9]* times")
   message(FATAL_ERROR "expected kept tables packed and unpacked in: ${out}")
 endif()
+# The summary sets the peak beside the budget (0.004 GiB: 4 MiB) and what was held against it.
+expect_in("${out}" "(budget 4 MiB, held at most ")
 
 # Run again: nothing to do.
 run(0 build --variant brazilian --pieces 4 --dir ${work}/whole)
