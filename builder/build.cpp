@@ -257,10 +257,7 @@ private:
         const Clock::time_point start = Clock::now();
         progress_->started(m);
         Node& node = nodes_[m];
-        SolveProgress hooks{[&](int level, int levels) {
-                                progress_->level(m, level, levels);
-                                return_free_memory();  // what the level before freed
-                            },
+        SolveProgress hooks{[&](int level, int levels) { progress_->level(m, level, levels); },
                             [&](std::uint64_t n) { progress_->positions(n); }};
         SolvedValues solved;
         {

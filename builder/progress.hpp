@@ -31,8 +31,9 @@ double cpu_seconds();
 // Hands back to the system the memory the allocator holds free. glibc keeps
 // what its heaps freed for later use; over a build of many tables, each
 // solved, packed, unpacked, read back and released, that grew to gigabytes
-// above what the build holds (docs/design.md, Solver, "Memory"). Called as each
-// level of a material starts and once a material is done.
+// above what the build holds (docs/design.md, Solver, "Memory"). Called as
+// each level of a material starts (MaterialSolver, in every kind of build)
+// and once a material is done.
 void return_free_memory();
 
 // 1234567 as "1,234,567".

@@ -47,6 +47,7 @@
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 
+#include "builder/progress.hpp"
 #include "builder/solved_values.hpp"
 #include "builder/solver/pair_queue.hpp"
 #include "builder/solver/pair_space.hpp"
@@ -115,6 +116,7 @@ public:
         const int level_count = static_cast<int>(levels.levels().size());
         if (!team_) values_ = SolvedValues(material, space_.side(0).size());
         for (int l = 0; l < level_count; ++l) {
+            return_free_memory();  // what the level before freed
             if (progress_.level_started) progress_.level_started(l, level_count);
             if (team_)
                 member_->solve_level(levels, levels.levels()[l], l == 0);
