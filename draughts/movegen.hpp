@@ -174,7 +174,7 @@ struct CaptureSearch {
             // empty squares beyond it up to the next piece are the landings.
             const int s = lowest_bit(at);
             const B occupied = ~empty;
-            Dirs::all([&]<int D>() {
+            Dirs::all([&]<int D>() __attribute__((always_inline)) {
                 const B blockers = G::template ray<D>(s) & occupied;
                 if (!blockers) return;
                 const int x = G::template nearest<D>(blockers);
@@ -251,7 +251,9 @@ struct Generator {
 
     // Men of colour Us that have a capture to start with.
     static B capturing_men(const Position<N>& p) {
-        const B opp = p.pieces(Them), empty = p.empty(), men = p.men(Us);
+        const B men = p.men(Us);
+        if (!men) return 0;  // kings only: saves the shifts (two-word ones on 12x12)
+        const B opp = p.pieces(Them), empty = p.empty();
         B result = 0;
         Dirs::template man_captures<Us>([&]<int D>() { result |= shift<-D>(shift<-D>(empty) & opp) & men; });
         return result;

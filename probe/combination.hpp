@@ -13,6 +13,7 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <utility>
 
 #include "draughts/bitboard.hpp"
 
@@ -148,12 +149,39 @@ inline std::uint64_t rank(B group, B available) noexcept {
 // above it, and the highest piece is the first of the group. The pieces are
 // taken from the lowest up (the last of the group first), so that no
 // variable shift or search for the highest bit is needed.
+// The place of the lowest piece of `group` as rank_reversed() counts it:
+// the available squares above it (group ^ (group - 1) is it and all below).
+template <class B>
+[[gnu::always_inline]] inline int place_above_lowest(B group, B available) noexcept {
+    return draughts::popcount(available & ~(group ^ (group - 1)));
+}
+
+// rank_reversed() of a group of K pieces, unrolled: a group's size is a
+// constant of its material, and the loop's branches and counter cost as
+// much as the sum on one-word boards.
+template <int K, class B>
+[[gnu::always_inline]] inline std::uint64_t rank_reversed_of(B group, B available) noexcept {
+    std::uint64_t r = 0;
+    [&]<int... J>(std::integer_sequence<int, J...>) {
+        ((r += binomials.value[K - J][place_above_lowest(group, available)], group &= group - 1), ...);
+    }(std::make_integer_sequence<int, K>{});
+    return r;
+}
+
 template <class B>
 inline std::uint64_t rank_reversed(B group, B available) noexcept {
+    switch (draughts::popcount(group)) {
+        case 0: return 0;
+        case 1: return rank_reversed_of<1>(group, available);
+        case 2: return rank_reversed_of<2>(group, available);
+        case 3: return rank_reversed_of<3>(group, available);
+        case 4: return rank_reversed_of<4>(group, available);
+        default: break;
+    }
     std::uint64_t r = 0;
     for (int i = draughts::popcount(group); group; --i) {
-        const B low = draughts::pop_lowest(group);
-        r += binomials.value[i][draughts::popcount(available & ~(low | (low - 1)))];
+        r += binomials.value[i][place_above_lowest(group, available)];
+        group &= group - 1;
     }
     return r;
 }
