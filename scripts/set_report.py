@@ -2,8 +2,9 @@
 """A built set in Markdown (docs/results.md): per material its positions,
 the wins, draws and losses with White to move, the longest win with White to
 move and a position of it, from the set's manifest and the JSON of
-`dtb stats --json` (one object per line; materials without one are listed
-with the manifest's figures, both sides to move, and marked so).
+`dtb stats --json` (one object per line, as scripts/set_stats.sh writes it;
+materials without one are listed with the manifest's figures, both sides to
+move, and marked so).
 
     scripts/set_report.py DIR/VARIANT/manifest.json STATS.jsonl > set.md
 """
