@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what dtb needs on a Debian 12 machine: compilers, CMake, Open MPI,
-# oneTBB, zstd, xxhash, GoogleTest, CLI11, fmt, nlohmann-json, and clang with
-# its sanitizer and libFuzzer runtime. Idempotent: installs only what is
+# oneTBB, zstd, xxhash, GoogleTest, CLI11, fmt, nlohmann-json, clang with
+# its sanitizer and libFuzzer runtime, and python3 (scripts/set_stats.sh and
+# set_report.py, run by the tests). Idempotent: installs only what is
 # missing and prints nothing when everything is there.
 set -euo pipefail
 
@@ -12,6 +13,7 @@ packages=(
   libgtest-dev libgmock-dev
   libcli11-dev libfmt-dev nlohmann-json3-dev
   clang libclang-rt-14-dev
+  python3
 )
 
 missing=()
