@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what dtb needs on a Debian 12 machine: compilers, CMake, Open MPI,
-# oneTBB, zstd, xxhash, GoogleTest, CLI11, fmt, nlohmann-json, clang with
+# oneTBB, zstd, xxhash, GoogleTest, CLI11, fmt, nlohmann-json, cpp-httplib, clang with
 # its sanitizer and libFuzzer runtime, and python3 (scripts/set_stats.sh and
 # set_report.py, run by the tests). Idempotent: installs only what is
 # missing and prints nothing when everything is there.
@@ -11,7 +11,7 @@ packages=(
   libopenmpi-dev openmpi-bin
   libtbb-dev libzstd-dev libxxhash-dev
   libgtest-dev libgmock-dev
-  libcli11-dev libfmt-dev nlohmann-json3-dev
+  libcli11-dev libfmt-dev nlohmann-json3-dev libcpp-httplib-dev
   clang libclang-rt-14-dev
   python3
 )

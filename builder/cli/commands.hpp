@@ -14,6 +14,7 @@ void add_probe_command(CLI::App& app);
 void add_stats_command(CLI::App& app);
 void add_verify_command(CLI::App& app);
 void add_build_command(CLI::App& app);
+void add_serve_command(CLI::App& app);
 
 // The --variant option every subcommand takes (required).
 CLI::Option* add_variant_option(CLI::App& command, std::string& variant);

@@ -12,7 +12,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <map>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "draughts/movegen.hpp"
@@ -133,5 +136,24 @@ private:
 
     std::map<std::uint64_t, std::pair<Index<N>, std::vector<Score>>> solved_;
 };
+
+// Writes the tables of `targets` and every material they lead to into
+// DIR/VARIANT with the values of `truth` (blocks of 2^10 positions), as the
+// builder's writer writes them: capture positions left to the writer.
+template <class V>
+void write_true_tables(const BruteForce<V>& truth, const std::vector<Material>& targets,
+                       const std::filesystem::path& dir) {
+    const auto tables = dir / std::string(V::name);
+    std::filesystem::create_directories(tables);
+    for (const Material& c : build_order(targets)) {
+        const Index<V::board_size> own(c), mirror(c.mirrored());
+        write_tables(tables, test_table_spec<V>(c, 10), [&](std::uint64_t first, std::span<std::uint32_t> out) {
+            for (std::size_t i = 0; i < out.size(); ++i) {
+                const auto q = position_of(own, mirror, first + i);
+                out[i] = draughts::has_capture<V>(q) ? dont_care : truth.code(c, first + i);
+            }
+        });
+    }
+}
 
 }  // namespace dtb::test

@@ -18,17 +18,7 @@ void check_true_tables(const std::vector<Material>& targets) {
     constexpr int N = V::board_size;
     const test::BruteForce<V> truth(targets);
     const test::TemporaryDirectory dir{"true-" + std::string(V::name)};
-    const auto tables = dir.path() / std::string(V::name);
-    std::filesystem::create_directories(tables);
-    for (const Material& c : build_order(targets)) {
-        const Index<N> own(c), mirror(c.mirrored());
-        write_tables(tables, test::test_table_spec<V>(c, 10), [&](std::uint64_t first, std::span<std::uint32_t> out) {
-            for (std::size_t i = 0; i < out.size(); ++i) {
-                const auto q = test::position_of(own, mirror, first + i);
-                out[i] = draughts::has_capture<V>(q) ? dont_care : truth.code(c, first + i);
-            }
-        });
-    }
+    test::write_true_tables(truth, targets, dir.path());
 
     const Prober<V> prober(dir.path());
     std::uint64_t positions = 0, lines = 0, plies = 0;

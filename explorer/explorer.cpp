@@ -1,0 +1,187 @@
+#include "explorer/explorer.hpp"
+
+#include <algorithm>
+#include <future>
+#include <mutex>
+#include <stdexcept>
+
+#include "draughts/movegen.hpp"
+#include "draughts/notation.hpp"
+#include "draughts/variant.hpp"
+#include "explorer/material_stats.hpp"
+#include "probe/errors.hpp"
+#include "probe/prober.hpp"
+
+namespace dtb::explorer {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// A request that cannot be answered: the status and what to say.
+struct Refusal : std::runtime_error {
+    Refusal(int status, const std::string& what) : std::runtime_error(what), status(status) {}
+    int status;
+};
+
+Json value_json(Json j, Value v) {
+    j["value"] = v.wdl == Wdl::win ? "win" : v.wdl == Wdl::loss ? "loss" : "draw";
+    j["plies"] = v.wdl == Wdl::draw ? Json() : Json(v.plies);
+    return j;
+}
+
+// Runs `answer`, turning what it throws into the reply the API gives.
+template <class F>
+Reply guarded(F&& answer) {
+    const auto refuse = [](int status, const std::string& what) { return Reply{status, Json{{"error", what}}}; };
+    try {
+        return Reply{200, answer()};
+    } catch (const Refusal& e) {
+        return refuse(e.status, e.what());
+    } catch (const TableError& e) {
+        return refuse(e.kind() == TableErrorKind::missing ? 404 : 400, e.what());
+    } catch (const std::invalid_argument& e) {  // FEN, position, material, variant
+        return refuse(400, e.what());
+    } catch (const std::exception& e) {
+        return refuse(500, e.what());
+    }
+}
+
+}  // namespace
+
+struct Explorer::Variant {
+    virtual ~Variant() = default;
+    virtual Json probe(std::string_view fen) const = 0;
+    virtual Json stats(const Material& m) const = 0;
+    virtual Json describe() const = 0;
+};
+
+namespace {
+
+template <class V>
+class VariantOf final : public Explorer::Variant {
+public:
+    static constexpr int N = V::board_size;
+    using Position = draughts::Position<N>;
+
+    explicit VariantOf(const std::filesystem::path& dir) : prober_(dir) {}
+
+    Json probe(std::string_view fen) const override {
+        const Position p = draughts::parse_fen<N>(fen);
+        const Value value = prober_.value(p);
+        struct Entry {
+            Value before;  // for the side to move in p
+            Json json;
+        };
+        std::vector<Entry> entries;
+        if (p.pieces(p.side_to_move) != 0) {
+            draughts::MoveList<N> moves;
+            draughts::generate_moves<V>(p, moves);
+            for (const auto& m : moves) {
+                Position child = p;
+                draughts::make_move(child, m);
+                const Value after = prober_.value(child);
+                entries.push_back({before_move(after), value_json({{"move", draughts::move_to_text<V>(p, m)},
+                                                                   {"fen", draughts::to_fen(child)}},
+                                                                  after)});
+            }
+        }
+        std::stable_sort(entries.begin(), entries.end(),
+                         [](const Entry& a, const Entry& b) { return preferred(a.before, b.before); });
+        Json moves = Json::array();
+        for (Entry& e : entries) moves.push_back(std::move(e.json));
+        Json j = value_json({{"variant", V::name}, {"fen", draughts::to_fen(p)}}, value);
+        j["moves"] = std::move(moves);
+        return j;
+    }
+
+    Json stats(const Material& m) const override {
+        if (prober_.tables().find(m).slot < 0)
+            throw Refusal(404, "no table of " + m.canonical().name() + " in " + prober_.tables().directory().string() +
+                                   " (build it with dtb build --variant " + std::string(V::name) + " --material " +
+                                   m.canonical().name() + ")");
+        std::shared_future<Json> result;
+        std::promise<Json> mine;
+        {
+            const std::lock_guard lock(mutex_);
+            auto [at, inserted] = stats_.try_emplace(m.name());
+            if (inserted) at->second = mine.get_future().share();
+            else result = at->second;
+        }
+        if (result.valid()) return result.get();  // computed, or being computed by another request
+        try {
+            Json j = stats_json<N>(V::name, material_stats(prober_, m), true);
+            mine.set_value(j);
+            return j;
+        } catch (...) {
+            mine.set_exception(std::current_exception());
+            const std::lock_guard lock(mutex_);
+            stats_.erase(m.name());  // asked again, it is tried again
+            throw;
+        }
+    }
+
+    Json describe() const override {
+        Json materials = Json::array();
+        for (const Material& m : prober_.tables().materials()) materials.push_back(m.name());
+        return {{"name", V::name}, {"board_size", N}, {"materials", std::move(materials)}};
+    }
+
+private:
+    Prober<V> prober_;
+    mutable std::mutex mutex_;
+    mutable std::map<std::string, std::shared_future<Json>> stats_;
+};
+
+constexpr const char* variant_names[] = {"american", "brazilian", "international", "canadian", "russian"};
+
+}  // namespace
+
+Explorer::Explorer(const std::filesystem::path& dir) : dir_(dir) {
+    for (const char* name : variant_names) {
+        std::error_code error;
+        if (!std::filesystem::is_directory(dir / name, error)) continue;
+        draughts::with_variant(name, [&]<class V>() { variants_.emplace(name, std::make_unique<VariantOf<V>>(dir)); });
+    }
+    if (variants_.empty())
+        throw std::runtime_error("no tables in " + dir.string() +
+                                 ": it should hold a folder per variant (american, brazilian, international, canadian, "
+                                 "russian), as dtb build --dir makes");
+}
+
+Explorer::~Explorer() = default;
+
+std::vector<std::string> Explorer::variants() const {
+    std::vector<std::string> names;
+    for (const auto& [name, v] : variants_) names.push_back(name);
+    return names;
+}
+
+const Explorer::Variant* Explorer::find(std::string_view variant) const {
+    // The canonical name (english and checkers are american); an unknown one throws.
+    const std::string_view name = draughts::with_variant(variant, []<class V>() { return V::name; });
+    const auto at = variants_.find(name);
+    if (at == variants_.end())
+        throw Refusal(404, "no tables of variant " + std::string(name) + " in " + dir_.string() +
+                               " (build them with dtb build --variant " + std::string(name) + " --dir " +
+                               dir_.string() + ")");
+    return at->second.get();
+}
+
+Reply Explorer::probe(std::string_view variant, std::string_view fen) const {
+    return guarded([&] { return find(variant)->probe(fen); });
+}
+
+Reply Explorer::stats(std::string_view variant, std::string_view material) const {
+    return guarded([&] { return find(variant)->stats(Material::parse(material)); });
+}
+
+Reply Explorer::variant_list() const {
+    return guarded([&] {
+        Json list = Json::array();
+        for (const auto& [name, v] : variants_) list.push_back(v->describe());
+        return Json{{"variants", std::move(list)}};
+    });
+}
+
+}  // namespace dtb::explorer

@@ -1,0 +1,90 @@
+#include "explorer/server.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <thread>
+
+#include <httplib.h>
+
+namespace dtb::explorer {
+
+namespace {
+
+void send(httplib::Response& response, const Reply& reply) {
+    response.status = reply.status;
+    response.set_content(reply.body.dump(), "application/json");
+}
+
+void refuse(httplib::Response& response, int status, const std::string& what) {
+    send(response, Reply{status, {{"error", what}}});
+}
+
+// The query parameters `names`, all required: false (and a 400 reply) if one is missing.
+bool parameters(const httplib::Request& request, httplib::Response& response,
+                std::initializer_list<const char*> names, const std::string& example) {
+    for (const char* name : names)
+        if (!request.has_param(name)) {
+            refuse(response, 400, "missing parameter '" + std::string(name) + "': for example " + example);
+            return false;
+        }
+    return true;
+}
+
+}  // namespace
+
+struct Server::Http {
+    httplib::Server server;
+};
+
+Server::Server(const Explorer& explorer, ServeOptions options)
+    : http_(std::make_unique<Http>()), options_(std::move(options)) {
+    const std::size_t threads = options_.threads > 0 ? static_cast<std::size_t>(options_.threads)
+                                                     : std::max<std::size_t>(8, std::thread::hardware_concurrency());
+    httplib::Server& s = http_->server;
+    s.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+    s.Get("/api/probe", [&explorer](const httplib::Request& request, httplib::Response& response) {
+        if (!parameters(request, response, {"variant", "fen"}, "/api/probe?variant=canadian&fen=W:WK1,K2,K3:BK144"))
+            return;
+        send(response, explorer.probe(request.get_param_value("variant"), request.get_param_value("fen")));
+    });
+    s.Get("/api/stats", [&explorer](const httplib::Request& request, httplib::Response& response) {
+        if (!parameters(request, response, {"variant", "material"}, "/api/stats?variant=canadian&material=KKKvK"))
+            return;
+        send(response, explorer.stats(request.get_param_value("variant"), request.get_param_value("material")));
+    });
+    s.Get("/api/variants", [&explorer](const httplib::Request&, httplib::Response& response) {
+        send(response, explorer.variant_list());
+    });
+    // Any other path, and what a handler throws, still answers in JSON.
+    s.set_error_handler([](const httplib::Request& request, httplib::Response& response) {
+        if (response.status == 404 && response.body.empty())
+            refuse(response, 404, "no such page: " + request.path + " (the API is /api/probe, /api/stats, /api/variants)");
+    });
+    s.set_exception_handler([](const httplib::Request&, httplib::Response& response, std::exception_ptr thrown) {
+        try {
+            std::rethrow_exception(thrown);
+        } catch (const std::exception& e) {
+            refuse(response, 500, e.what());
+        } catch (...) {
+            refuse(response, 500, "unknown error");
+        }
+    });
+}
+
+Server::~Server() = default;
+
+int Server::bind() {
+    httplib::Server& s = http_->server;
+    const int port = options_.port == 0 ? s.bind_to_any_port(options_.host)
+                                        : (s.bind_to_port(options_.host, options_.port) ? options_.port : -1);
+    if (port < 0)
+        throw std::runtime_error("cannot listen on " + options_.host + " port " + std::to_string(options_.port) +
+                                 ": the port is taken or the address is not this machine's (give --port or --host)");
+    return port;
+}
+
+bool Server::run() { return http_->server.listen_after_bind(); }
+
+void Server::stop() { http_->server.stop(); }
+
+}  // namespace dtb::explorer

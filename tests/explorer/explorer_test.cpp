@@ -1,0 +1,275 @@
+// The explorer's API (issue 16) against the brute-force solver of the tests
+// (tests/probe/brute_force.hpp): every position's value, its moves with
+// their values in the order best first, and a material's counts and
+// distances; then bad input, and the same answers over HTTP from many
+// clients at once.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <set>
+#include <thread>
+
+#include <httplib.h>
+
+#include "draughts/notation.hpp"
+#include "draughts/variant.hpp"
+#include "explorer/explorer.hpp"
+#include "explorer/server.hpp"
+#include "tests/probe/brute_force.hpp"
+
+namespace dtb {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json expected_value(test::Score s) {
+    return {{"value", s.wdl == 1 ? "win" : s.wdl == -1 ? "loss" : "draw"},
+            {"plies", s.wdl == 0 ? Json() : Json(s.plies)}};
+}
+
+// Every position of `targets` (both sides to move) probed through the API
+// and checked against the brute-force solver.
+template <class V>
+void check_probes(const test::BruteForce<V>& truth, const explorer::Explorer& api, const std::vector<Material>& targets) {
+    constexpr int N = V::board_size;
+    std::uint64_t probed = 0, moves_checked = 0;
+    for (const Material& c : targets)
+        for (const Material& m : {c, c.mirrored()}) {
+            const Index<N> index(m);
+            for (std::uint64_t i = 0; i < index.size(); ++i)
+                for (const auto& p : {index.unrank(i), index.unrank(i).flipped()}) {
+                    const std::string fen = draughts::to_fen(p);
+                    const explorer::Reply r = api.probe(V::name, fen);
+                    ASSERT_EQ(r.status, 200) << fen << " " << r.body.dump();
+                    const test::Score s = truth.score(p);
+                    ASSERT_EQ(r.body["fen"], fen);
+                    ASSERT_EQ(r.body["value"], expected_value(s)["value"]) << fen;
+                    ASSERT_EQ(r.body["plies"], expected_value(s)["plies"]) << fen;
+                    // The legal moves, in generation order, with their brute-force values.
+                    draughts::MoveList<N> legal;
+                    draughts::generate_moves<V>(p, legal);
+                    std::map<std::string, std::pair<int, test::Score>> by_text;  // text: (generation order, value after)
+                    int order = 0;
+                    for (const auto& mv : legal) {
+                        auto child = p;
+                        draughts::make_move(child, mv);
+                        by_text[draughts::move_to_text<V>(p, mv)] = {order++, truth.score(child)};
+                    }
+                    const Json& moves = r.body["moves"];
+                    ASSERT_EQ(moves.size(), legal.size()) << fen;
+                    std::set<std::string> seen;
+                    for (std::size_t k = 0; k < moves.size(); ++k) {
+                        const std::string text = moves[k]["move"];
+                        ASSERT_TRUE(by_text.contains(text)) << fen << " " << text;
+                        ASSERT_TRUE(seen.insert(text).second) << fen << " " << text;
+                        const auto [gen, after] = by_text[text];
+                        ASSERT_EQ(moves[k]["value"], expected_value(after)["value"]) << fen << " " << text;
+                        ASSERT_EQ(moves[k]["plies"], expected_value(after)["plies"]) << fen << " " << text;
+                        const auto child = draughts::parse_fen<N>(moves[k]["fen"].get<std::string>());
+                        ASSERT_EQ(truth.score(child).wdl, after.wdl) << fen << " " << text;
+                        ASSERT_EQ(child.side_to_move, opposite(p.side_to_move));
+                        if (k == 0) {
+                            // The best move keeps the value: one ply less, for the other side.
+                            ASSERT_EQ(after.for_mover().wdl, s.wdl) << fen;
+                            ASSERT_EQ(after.for_mover().plies, s.plies) << fen;
+                            continue;
+                        }
+                        // Best first for the side to move; among equals, the order of move generation.
+                        const auto [gen_before, before] = by_text[moves[k - 1]["move"].get<std::string>()];
+                        const int a = before.for_mover().rank(), b = after.for_mover().rank();
+                        ASSERT_TRUE(a > b || (a == b && gen_before < gen)) << fen << " moves " << k - 1 << ", " << k;
+                        ++moves_checked;
+                    }
+                    ++probed;
+                }
+        }
+    EXPECT_GT(moves_checked, 0u);
+    std::printf("%s: %llu positions and their moves through the API against the brute-force solver\n",
+                std::string(V::name).c_str(), static_cast<unsigned long long>(probed));
+}
+
+// A material's statistics from the API against counts of the brute-force values.
+template <class V>
+void check_stats(const test::BruteForce<V>& truth, const explorer::Explorer& api, const Material& m) {
+    constexpr int N = V::board_size;
+    const explorer::Reply r = api.stats(V::name, m.name());
+    ASSERT_EQ(r.status, 200) << r.body.dump();
+    EXPECT_EQ(r.body["material"], m.name());
+    const Index<N> own(m), mirror(m.mirrored());
+    EXPECT_EQ(r.body["positions_per_side"], own.size());
+    for (const bool white : {true, false}) {
+        std::uint64_t win = 0, draw = 0, loss = 0;
+        std::map<int, std::uint64_t> wins, losses;
+        const Index<N>& index = white ? own : mirror;
+        for (std::uint64_t i = 0; i < index.size(); ++i) {
+            const auto p = white ? index.unrank(i) : index.unrank(i).flipped();
+            const test::Score s = truth.score(p);
+            if (s.wdl == 0) ++draw;
+            if (s.wdl == 1) ++win, ++wins[s.plies];
+            if (s.wdl == -1) ++loss, ++losses[s.plies];
+        }
+        const Json& side = r.body[white ? "white_to_move" : "black_to_move"];
+        EXPECT_EQ(side["win"], win);
+        EXPECT_EQ(side["draw"], draw);
+        EXPECT_EQ(side["loss"], loss);
+        const auto pairs = [](const std::map<int, std::uint64_t>& at) {
+            Json a = Json::array();
+            for (const auto& [plies, n] : at) a.push_back({plies, n});
+            return a;
+        };
+        EXPECT_EQ(side["histogram"]["win"], pairs(wins));
+        EXPECT_EQ(side["histogram"]["loss"], pairs(losses));
+        if (!wins.empty()) {
+            EXPECT_EQ(side["max_dtw_win"], wins.rbegin()->first);
+            EXPECT_EQ(side["count_at_max_win"], wins.rbegin()->second);
+            const auto example = draughts::parse_fen<N>(side["example_max_win"].get<std::string>());
+            EXPECT_EQ(truth.score(example).wdl, 1);
+            EXPECT_EQ(truth.score(example).plies, wins.rbegin()->first);
+        }
+    }
+}
+
+TEST(ExplorerApi, AmericanAgainstBruteForce) {
+    const std::vector<Material> targets = {Material::parse("KMvK"), Material::parse("KKvK")};
+    const test::BruteForce<draughts::American> truth(targets);
+    const test::TemporaryDirectory dir{"explorer-american"};
+    test::write_true_tables(truth, targets, dir.path());
+    const explorer::Explorer api(dir.path());
+    EXPECT_EQ(api.variants(), std::vector<std::string>{"american"});
+    check_probes(truth, api, targets);
+    for (const Material& m : targets) check_stats(truth, api, m);
+    // The aliases of the variant name answer the same.
+    EXPECT_EQ(api.probe("checkers", "W:WK1,K3:BK32").body, api.probe("american", "W:WK1,K3:BK32").body);
+}
+
+TEST(ExplorerApi, BrazilianAgainstBruteForce) {
+    // Flying kings and the maximum capture rule.
+    const std::vector<Material> targets = {Material::parse("KKvK"), Material::parse("KvM")};
+    const test::BruteForce<draughts::Brazilian> truth(targets);
+    const test::TemporaryDirectory dir{"explorer-brazilian"};
+    test::write_true_tables(truth, targets, dir.path());
+    const explorer::Explorer api(dir.path());
+    check_probes(truth, api, targets);
+    for (const Material& m : targets) check_stats(truth, api, m);
+}
+
+// Bad input: a clear error, the right status, never a crash or a value.
+TEST(ExplorerApi, BadInput) {
+    const std::vector<Material> targets = {Material::parse("KMvK")};
+    const test::BruteForce<draughts::American> truth(targets);
+    const test::TemporaryDirectory dir{"explorer-bad"};
+    test::write_true_tables(truth, targets, dir.path());
+    const explorer::Explorer api(dir.path());
+    const auto refused = [](const explorer::Reply& r, int status, const std::string& words) {
+        EXPECT_EQ(r.status, status) << r.body.dump();
+        ASSERT_TRUE(r.body.contains("error")) << r.body.dump();
+        EXPECT_NE(r.body["error"].get<std::string>().find(words), std::string::npos) << r.body.dump();
+        EXPECT_EQ(r.body.size(), 1u);
+    };
+    refused(api.probe("chess", "W:W1:B2"), 400, "unknown variant 'chess'");
+    refused(api.probe("canadian", "W:WK1:BK2"), 404, "no tables of variant canadian");
+    refused(api.probe("american", "W:W1"), 400, "");              // malformed
+    refused(api.probe("american", "X:W1:B2"), 400, "");           // side to move
+    refused(api.probe("american", "W:W33:B2"), 400, "");          // off the board
+    refused(api.probe("american", "W:W5,5:B2"), 400, "");         // one square twice
+    refused(api.probe("american", "W:W2:B9"), 400, "promotion");  // a white man on its promotion row
+    refused(api.probe("american", "W:WK1:B"), 400, "no pieces");  // the game is over before it
+    refused(api.probe("american", "W:WK1,K3,K5:BK32"), 404, "KKKvK");  // more than the tables hold
+    refused(api.stats("american", "KKKvK"), 404, "KKKvK");
+    refused(api.stats("american", "KQvK"), 400, "");
+    refused(api.stats("russian", "KvK"), 404, "no tables of variant russian");
+    // A damaged table: refused with its name, not answered.
+    const auto file = dir.path() / "american" / "KMvK.dtw";
+    {
+        std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+        f.seekp(80);  // in the provenance, under the table checksum
+        f.put('\x5a');
+    }
+    const explorer::Explorer damaged(dir.path());
+    refused(damaged.probe("american", "W:WK1,6:BK32"), 400, "KMvK.dtw");
+    EXPECT_THROW(explorer::Explorer(dir.path() / "american"), std::runtime_error);  // no variant folders
+}
+
+// The API over HTTP on loopback: the same answers, errors in JSON, and many
+// clients at once for a bounded time without a failed request.
+TEST(ExplorerServer, AnswersOverHttp) {
+    const std::vector<Material> targets = {Material::parse("KMvK"), Material::parse("KKvK")};
+    const test::BruteForce<draughts::American> truth(targets);
+    const test::TemporaryDirectory dir{"explorer-http"};
+    test::write_true_tables(truth, targets, dir.path());
+    const explorer::Explorer api(dir.path());
+    explorer::Server server(api, {"127.0.0.1", 0, 16});
+    const int port = server.bind();
+    std::thread serving([&] { server.run(); });
+    httplib::Client client("127.0.0.1", port);
+    const auto get = [&](const std::string& path) {
+        auto r = client.Get(path.c_str());
+        EXPECT_TRUE(r) << path;
+        return r;
+    };
+    auto r = get("/api/probe?variant=american&fen=" + httplib::detail::encode_query_param("W:WK1,K3:BK32"));
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 200);
+    EXPECT_EQ(r->get_header_value("Content-Type"), "application/json");
+    EXPECT_EQ(Json::parse(r->body), api.probe("american", "W:WK1,K3:BK32").body);
+    r = get("/api/stats?variant=american&material=KKvK");
+    EXPECT_EQ(Json::parse(r->body), api.stats("american", "KKvK").body);
+    r = get("/api/variants");
+    EXPECT_EQ(Json::parse(r->body)["variants"][0]["name"], "american");
+    for (const auto& [path, status] : std::vector<std::pair<std::string, int>>{
+             {"/api/probe?variant=american", 400},
+             {"/api/probe?variant=american&fen=nonsense", 400},
+             {"/api/probe?variant=american&fen=W:WK1,K3,K5:BK32", 404},
+             {"/api/stats?material=KvK", 400},
+             {"/no/such/page", 404}}) {
+        r = get(path);
+        ASSERT_TRUE(r);
+        EXPECT_EQ(r->status, status) << path;
+        EXPECT_TRUE(Json::parse(r->body).contains("error")) << path << " " << r->body;
+    }
+
+    // Many clients, each probing positions in turn, for a bounded time.
+    const Index<8> index(Material::parse("KMvK"));
+    constexpr int clients = 32;
+    std::atomic<std::uint64_t> done{0}, failed{0};
+    std::vector<std::vector<double>> latencies(clients);
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    std::vector<std::thread> threads;
+    for (int c = 0; c < clients; ++c)
+        threads.emplace_back([&, c] {
+            httplib::Client mine("127.0.0.1", port);
+            for (std::uint64_t i = static_cast<std::uint64_t>(c); std::chrono::steady_clock::now() < until;
+                 i += clients) {
+                const auto p = index.unrank(i % index.size());
+                const auto start = std::chrono::steady_clock::now();
+                auto reply = mine.Get(("/api/probe?variant=american&fen=" +
+                                       httplib::detail::encode_query_param(draughts::to_fen(p)))
+                                          .c_str());
+                latencies[c].push_back(
+                    std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
+                if (!reply || reply->status != 200 ||
+                    Json::parse(reply->body)["value"] != expected_value(truth.score(p))["value"])
+                    ++failed;
+                ++done;
+            }
+        });
+    for (auto& t : threads) t.join();
+    server.stop();
+    serving.join();
+    std::vector<double> all;
+    for (const auto& l : latencies) all.insert(all.end(), l.begin(), l.end());
+    std::sort(all.begin(), all.end());
+    EXPECT_EQ(failed.load(), 0u);
+    EXPECT_GT(done.load(), 0u);
+    std::printf("%d clients for 2 s: %llu requests (%.0f a second), none failed; latency median %.0f us, "
+                "99th percentile %.0f us\n",
+                clients, static_cast<unsigned long long>(done.load()), done.load() / 2.0, all[all.size() / 2],
+                all[all.size() * 99 / 100]);
+}
+
+}  // namespace
+}  // namespace dtb
