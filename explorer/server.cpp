@@ -6,6 +6,8 @@
 
 #include <httplib.h>
 
+#include "explorer/page.hpp"
+
 namespace dtb::explorer {
 
 namespace {
@@ -55,10 +57,18 @@ Server::Server(const Explorer& explorer, ServeOptions options)
     s.Get("/api/variants", [&explorer](const httplib::Request&, httplib::Response& response) {
         send(response, explorer.variant_list());
     });
+    // The page: its files by name, index.html at /.
+    for (const PageFile& file : page_files()) {
+        const auto handler = [&file](const httplib::Request&, httplib::Response& response) {
+            response.set_content(file.content.data(), file.content.size(), file.content_type.data());
+        };
+        s.Get(std::string(file.path), handler);
+        if (file.path == "/index.html") s.Get("/", handler);
+    }
     // Any other path, and what a handler throws, still answers in JSON.
     s.set_error_handler([](const httplib::Request& request, httplib::Response& response) {
         if (response.status == 404 && response.body.empty())
-            refuse(response, 404, "no such page: " + request.path + " (the API is /api/probe, /api/stats, /api/variants)");
+            refuse(response, 404, "no such page: " + request.path + " (the explorer is at /, the API at /api/probe, /api/stats, /api/variants)");
     });
     s.set_exception_handler([](const httplib::Request&, httplib::Response& response, std::exception_ptr thrown) {
         try {

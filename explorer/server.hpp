@@ -1,6 +1,7 @@
-// `dtb serve`: the explorer's JSON API over HTTP (cpp-httplib), many clients
-// at once on a pool of threads.
+// `dtb serve`: the explorer page and its JSON API over HTTP (cpp-httplib),
+// many clients at once on a pool of threads.
 //
+//   GET /                                 the explorer page (explorer/page/)
 //   GET /api/probe?variant=V&fen=FEN      Explorer::probe
 //   GET /api/stats?variant=V&material=M   Explorer::stats
 //   GET /api/variants                     Explorer::variant_list

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what dtb needs on a Debian 12 machine: compilers, CMake, Open MPI,
 # oneTBB, zstd, xxhash, GoogleTest, CLI11, fmt, nlohmann-json, cpp-httplib, clang with
-# its sanitizer and libFuzzer runtime, and python3 (scripts/set_stats.sh and
-# set_report.py, run by the tests). Idempotent: installs only what is
+# its sanitizer and libFuzzer runtime, python3 (scripts/set_stats.sh and
+# set_report.py, run by the tests), and chromium with its WebDriver and
+# python3-selenium (the explorer page's browser test). Idempotent: installs only what is
 # missing and prints nothing when everything is there.
 set -euo pipefail
 
@@ -14,6 +15,7 @@ packages=(
   libcli11-dev libfmt-dev nlohmann-json3-dev libcpp-httplib-dev
   clang libclang-rt-14-dev
   python3
+  chromium chromium-driver python3-selenium
 )
 
 missing=()
