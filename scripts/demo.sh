@@ -2,8 +2,9 @@
 # The main job on a small default: installs what is missing, builds dtb, builds
 # every Canadian (12x12) table of up to 4 pieces into tables/ (or $DTB_TABLES),
 # prints the statistics of three kings against one and two kings against one,
-# and probes a few positions with their best lines. Run it again: the tables
-# already built are kept (the manifest lists them) and only checked.
+# probes a few positions with their best lines, and writes the report of
+# KKKvK (tables/KKKvK.html). Run it again: the tables already built are
+# kept (the manifest lists them) and only checked.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 "$here/scripts/setup.sh"
@@ -23,3 +24,8 @@ for fen in "W:WK1,K8,K21:BK54" "W:WK1,K2,K3:BK72" "W:WK1,K2:BK66" "W:W43,50:B1,2
   echo "$ dtb probe --variant canadian --dir $tables \"$fen\" --line"
   "$dtb" probe --variant canadian --dir "$tables" "$fen" --line
 done
+# Three kings against one as a page: counts, the distance chart, the longest
+# win board by board, and what the 16-move rule does to the wins.
+echo
+"$dtb" report --variant canadian --dir "$tables" --material KKKvK --out "$tables/KKKvK.html"
+echo "Open it in a browser, or explore every position: $dtb serve --dir $tables (then http://127.0.0.1:8080/)"

@@ -15,6 +15,7 @@ void add_stats_command(CLI::App& app);
 void add_verify_command(CLI::App& app);
 void add_build_command(CLI::App& app);
 void add_serve_command(CLI::App& app);
+void add_report_command(CLI::App& app);
 
 // The --variant option every subcommand takes (required).
 CLI::Option* add_variant_option(CLI::App& command, std::string& variant);

@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
     dtb::cli::add_verify_command(app);
     dtb::cli::add_build_command(app);
     dtb::cli::add_serve_command(app);
+    dtb::cli::add_report_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

@@ -13,11 +13,13 @@
 #include <set>
 #include <thread>
 
+#include <fmt/core.h>
 #include <httplib.h>
 
 #include "draughts/notation.hpp"
 #include "draughts/variant.hpp"
 #include "explorer/explorer.hpp"
+#include "explorer/report.hpp"
 #include "explorer/server.hpp"
 #include "tests/probe/brute_force.hpp"
 
@@ -155,6 +157,54 @@ TEST(ExplorerApi, BrazilianAgainstBruteForce) {
     const explorer::Explorer api(dir.path());
     check_probes(truth, api, targets);
     for (const Material& m : targets) check_stats(truth, api, m);
+}
+
+// The report of a material whose variant has a move-count rule for it
+// (International, two kings against one: drawn after 5 moves each): its
+// counts, the wins beyond the rule's 10 plies, and each side's longest win
+// drawn along its best line, against the brute-force values.
+TEST(ExplorerReport, InternationalKingsAgainstBruteForce) {
+    using V = draughts::International;
+    const Material m = Material::parse("KKvK");
+    const test::BruteForce<V> truth({m});
+    const test::TemporaryDirectory dir{"explorer-report"};
+    test::write_true_tables(truth, {m}, dir.path());
+    const std::string html = explorer::material_report("international", dir.path().string(), m);
+    const auto count = [&](const std::string& what) {
+        std::size_t n = 0;
+        for (std::size_t at = html.find(what); at != std::string::npos; at = html.find(what, at + 1)) ++n;
+        return n;
+    };
+    const auto rule = explorer::count_rule("international", m);
+    ASSERT_TRUE(rule);
+    EXPECT_EQ(rule->limit, 10);
+    const Index<10> own(m), mirror(m.mirrored());
+    std::size_t diagrams = 0;
+    for (const bool white : {true, false}) {
+        std::uint64_t win = 0, draw = 0, loss = 0, long_wins = 0, long_losses = 0;
+        int longest = -1;
+        const Index<10>& index = white ? own : mirror;
+        for (std::uint64_t i = 0; i < index.size(); ++i) {
+            const test::Score s = truth.score(white ? index.unrank(i) : index.unrank(i).flipped());
+            win += s.wdl == 1, draw += s.wdl == 0, loss += s.wdl == -1;
+            long_wins += s.wdl == 1 && s.plies > rule->limit;
+            long_losses += s.wdl == -1 && s.plies > rule->limit;
+            if (s.wdl == 1) longest = std::max(longest, s.plies);
+        }
+        EXPECT_EQ(count(fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td>", win, draw, loss)), 1u) << white;
+        EXPECT_EQ(count(fmt::format("<b>{} of the {} wins</b> take longer than 10 plies", long_wins, win)), 1u) << white;
+        EXPECT_EQ(count(fmt::format("<b>{} of the {} losses</b>", long_losses, loss)), 1u) << white;
+        if (longest >= 0) {
+            EXPECT_EQ(count(fmt::format("<h3>The longest win, {} plies", longest)), 1u) << white;
+            diagrams += static_cast<std::size_t>(longest) + 1;  // the start and one a ply
+        }
+    }
+    EXPECT_EQ(count("<figure>"), diagrams);
+    EXPECT_EQ(count("class=\"chart\""), 2u);
+    EXPECT_EQ(count("http"), 0u);  // self-contained: nothing to fetch
+    EXPECT_EQ(count("src="), 0u);
+    EXPECT_FALSE(explorer::count_rule("international", Material::parse("KKMvK")));  // men: issue 19's
+    EXPECT_FALSE(explorer::count_rule("american", m));
 }
 
 // Bad input: a clear error, the right status, never a crash or a value.

@@ -1,0 +1,169 @@
+#include "explorer/report.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <vector>
+
+#include <fmt/core.h>
+
+#include "draughts/notation.hpp"
+#include "draughts/variant.hpp"
+#include "explorer/material_stats.hpp"
+#include "probe/prober.hpp"
+
+namespace dtb::explorer {
+
+std::optional<CountRule> count_rule(std::string_view variant, const Material& m) {
+    if (variant != "canadian" && variant != "international") return std::nullopt;
+    if (m.white_men != 0 || m.black_men != 0) return std::nullopt;
+    const int strong = std::max(m.white_kings, m.black_kings), lone = std::min(m.white_kings, m.black_kings);
+    if (lone != 1) return std::nullopt;
+    if (strong == 3)
+        return CountRule{32, "three kings against one are drawn when each side has made 16 moves without a capture "
+                             "or promotion (32 plies from the moment the ending arose)"};
+    if (strong == 1 || strong == 2)
+        return CountRule{10, "one or two kings against one are drawn when each side has made 5 moves (10 plies "
+                             "from the moment the ending arose)"};
+    return std::nullopt;
+}
+
+namespace {
+
+constexpr std::string_view style = R"(
+body { font-family: sans-serif; margin: 1em 2em; color: #222; max-width: 70em; }
+table.counts td, table.counts th { padding: 0.1em 0.7em; text-align: right; }
+.chart { width: 100%; max-width: 760px; height: auto; }
+.win-bar { fill: #2a8a2a; } .loss-bar { fill: #c03030; } .chart text { font-size: 10px; }
+.line { display: flex; flex-wrap: wrap; gap: 0.6em; }
+figure { margin: 0; } figure svg { width: 150px; height: auto; } figcaption { font-size: 0.8em; width: 150px; }
+.light { fill: #f0d9b5; } .dark { fill: #8b5a2b; }
+.white-piece { fill: #fdfdfd; stroke: #333; stroke-width: 0.04; }
+.black-piece { fill: #222; stroke: #000; stroke-width: 0.04; }
+.crown { fill: none; stroke: #c90; stroke-width: 0.07; }
+.rule { background: #fff6d8; padding: 0.5em 1em; border-left: 4px solid #c90; }
+)";
+
+std::string escape(std::string_view text) {
+    std::string out;
+    for (char c : text) {
+        switch (c) {
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '&': out += "&amp;"; break;
+            case '"': out += "&quot;"; break;
+            default: out += c;
+        }
+    }
+    return out;
+}
+
+// The board of p in SVG, dark squares where dtb has them (row from the top,
+// docs/design.md), White at the bottom.
+template <int N>
+std::string board_svg(const draughts::Position<N>& p) {
+    using G = draughts::Geometry<N>;
+    std::string svg = fmt::format(R"(<svg viewBox="0 0 {0} {0}" role="img" aria-label="{1}">)", N,
+                                  escape(draughts::to_fen(p)));
+    for (int r = 0; r < N; ++r)
+        for (int c = 0; c < N; ++c)
+            svg += fmt::format(R"(<rect x="{}" y="{}" width="1" height="1" class="{}"/>)", c, r,
+                               (r + c) % 2 ? "dark" : "light");
+    for (int s = 0; s < G::squares; ++s) {
+        const auto b = draughts::bit<typename G::Bitboard>(G::bit_of_square(s));
+        const bool white = (p.white & b) != 0, black = (p.black & b) != 0;
+        if (!white && !black) continue;
+        const double x = G::column_of_square(s) + 0.5, y = G::row_of_square(s) + 0.5;
+        svg += fmt::format(R"(<circle cx="{}" cy="{}" r="0.38" class="{}"/>)", x, y,
+                           white ? "white-piece" : "black-piece");
+        if (p.kings & b) svg += fmt::format(R"(<circle cx="{}" cy="{}" r="0.18" class="crown"/>)", x, y);
+    }
+    return svg + "</svg>";
+}
+
+// Wins up and losses down by distance.
+std::string chart_svg(const SideStats& s) {
+    const std::size_t plies = std::max<std::size_t>({s.wins_at.size(), s.losses_at.size(), 2}) - 1;
+    const std::uint64_t top = std::max<std::uint64_t>(
+        1, std::max(s.wins_at.empty() ? 0 : *std::max_element(s.wins_at.begin(), s.wins_at.end()),
+                    s.losses_at.empty() ? 0 : *std::max_element(s.losses_at.begin(), s.losses_at.end())));
+    const double w = 760, h = 240, left = 60, mid = h / 2, bar = (w - left - 10) / static_cast<double>(plies + 1);
+    const auto height = [&](std::uint64_t n) { return static_cast<double>(n) / static_cast<double>(top) * (mid - 10); };
+    std::string svg = fmt::format(
+        R"(<svg class="chart" viewBox="0 0 {} {}" role="img" aria-label="wins and losses by distance in plies">)", w,
+        h + 20);
+    for (std::size_t i = 0; i < s.wins_at.size(); ++i)
+        if (s.wins_at[i])
+            svg += fmt::format(R"(<rect class="win-bar" x="{:.2f}" y="{:.2f}" width="{:.2f}" height="{:.2f}"><title>win in {} plies: {}</title></rect>)",
+                               left + i * bar, mid - height(s.wins_at[i]), bar * 0.9, height(s.wins_at[i]), i, s.wins_at[i]);
+    for (std::size_t i = 0; i < s.losses_at.size(); ++i)
+        if (s.losses_at[i])
+            svg += fmt::format(R"(<rect class="loss-bar" x="{:.2f}" y="{:.2f}" width="{:.2f}" height="{:.2f}"><title>loss in {} plies: {}</title></rect>)",
+                               left + i * bar, mid, bar * 0.9, height(s.losses_at[i]), i, s.losses_at[i]);
+    svg += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#333"/>)", left, mid, w, mid);
+    svg += fmt::format(R"(<text x="0" y="14">wins {}</text><text x="0" y="{}">losses</text>)", top, h - 4);
+    const std::size_t step = std::max<std::size_t>(1, (plies + 9) / 10);
+    for (std::size_t i = 0; i <= plies; i += step)
+        svg += fmt::format(R"(<text x="{:.2f}" y="{}">{}</text>)", left + i * bar, h + 14, i);
+    return svg + "</svg>";
+}
+
+template <class V>
+std::string side_section(const Prober<V>& prober, std::string_view name, const SideStats& s,
+                         const std::optional<draughts::Position<V::board_size>>& example,
+                         const std::optional<CountRule>& rule) {
+    std::string html = fmt::format("<h2>{}</h2>\n", name);
+    html += "<table class=\"counts\"><tr><th>wins</th><th>draws</th><th>losses</th><th>longest win</th></tr>";
+    html += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr></table>\n", s.win, s.draw, s.loss,
+                        s.max_win >= 0 ? fmt::format("{} plies ({} positions)", s.max_win, s.count_at_max) : "none");
+    html += chart_svg(s) + "\n";
+    if (rule) {
+        const auto beyond = [&](const std::vector<std::uint64_t>& at) {
+            std::uint64_t n = 0;
+            for (std::size_t i = static_cast<std::size_t>(rule->limit) + 1; i < at.size(); ++i) n += at[i];
+            return n;
+        };
+        html += fmt::format(
+            "<p class=\"rule\">Under the rule: <b>{} of the {} wins</b> take longer than {} plies, so they are draws "
+            "when the ending has just arisen; so are <b>{} of the {} losses</b>.</p>\n",
+            beyond(s.wins_at), s.win, rule->limit, beyond(s.losses_at), s.loss);
+    }
+    if (example) {
+        html += fmt::format("<h3>The longest win, {} plies: {}</h3>\n<div class=\"line\">", s.max_win,
+                            escape(draughts::to_fen(*example)));
+        auto p = *example;
+        html += "<figure>" + board_svg(p) + "<figcaption>start</figcaption></figure>";
+        int ply = 0;
+        for (const auto& m : prober.best_line(*example)) {
+            const std::string text = draughts::move_to_text<V>(p, m);
+            draughts::make_move(p, m);
+            html += fmt::format("<figure>{}<figcaption>{}. {}</figcaption></figure>", board_svg(p), ++ply, text);
+        }
+        html += "</div>\n";
+    }
+    return html;
+}
+
+template <class V>
+std::string report(const std::string& dir, const Material& m) {
+    const Prober<V> prober(dir);
+    const auto s = material_stats(prober, m);
+    const auto rule = count_rule(V::name, m);
+    std::string html = fmt::format(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{0} {1}</title><style>{2}</style>"
+        "</head><body>\n<h1>{0} {1}</h1>\n<p>{3} positions for each side to move, from the tables in {4}. "
+        "Distances are in plies, with perfect play: the winner wins as fast as it can, the loser holds out as long "
+        "as it can. Capture positions are counted with the value of their best capture.</p>\n",
+        V::name, m.name(), style, s.positions_per_side, escape(dir));
+    if (rule) html += fmt::format("<p class=\"rule\">Draw rule of {}: {}.</p>\n", V::name, rule->text);
+    html += side_section(prober, "White to move", s.white, s.white_example, rule);
+    html += side_section(prober, "Black to move", s.black, s.black_example, rule);
+    return html + "<p>Made by dtb report.</p></body></html>\n";
+}
+
+}  // namespace
+
+std::string material_report(std::string_view variant, const std::string& dir, const Material& m) {
+    return draughts::with_variant(variant, [&]<class V>() { return report<V>(dir, m); });
+}
+
+}  // namespace dtb::explorer
