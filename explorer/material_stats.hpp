@@ -5,7 +5,9 @@
 // the probe gives them.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <numeric>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,15 +22,20 @@
 
 namespace dtb {
 
-// Counts over one side to move. The example is the first position of the
-// longest win in index order, so the result does not depend on threads.
+// Counts over one side to move: the draws, and the wins and losses at each
+// distance, from which the rest follows. The example is the first position
+// of the longest win in index order, so the result does not depend on threads.
 struct SideStats {
-    std::uint64_t win = 0, draw = 0, loss = 0;
-    int max_win = -1;  // plies; -1 if there is no win
-    std::uint64_t count_at_max = 0;
-    std::uint64_t example = 0;  // index of the first position at max_win
-    // Positions won (lost) in exactly i plies: wins_at[i], losses_at[i].
+    std::uint64_t draw = 0;
+    // Positions won (lost) in exactly i plies: wins_at[i] (losses_at[i]). Each
+    // is as long as its longest distance and one, so its last entry is not 0.
     std::vector<std::uint64_t> wins_at, losses_at;
+    std::uint64_t example = 0;  // index of the first position at max_win()
+
+    std::uint64_t win() const { return std::accumulate(wins_at.begin(), wins_at.end(), std::uint64_t{0}); }
+    std::uint64_t loss() const { return std::accumulate(losses_at.begin(), losses_at.end(), std::uint64_t{0}); }
+    int max_win() const { return static_cast<int>(wins_at.size()) - 1; }  // plies; -1 if there is no win
+    std::uint64_t count_at_max() const { return wins_at.empty() ? 0 : wins_at.back(); }
 
     void add(Value v, std::uint64_t index) {
         if (v.wdl == Wdl::draw) {
@@ -36,33 +43,18 @@ struct SideStats {
             return;
         }
         auto& at = v.wdl == Wdl::win ? wins_at : losses_at;
-        if (static_cast<std::size_t>(v.plies) >= at.size()) at.resize(static_cast<std::size_t>(v.plies) + 1);
-        ++at[static_cast<std::size_t>(v.plies)];
-        if (v.wdl == Wdl::loss) {
-            ++loss;
-            return;
+        const auto plies = static_cast<std::size_t>(v.plies);
+        if (plies >= at.size()) {
+            at.resize(plies + 1);
+            if (v.wdl == Wdl::win) example = index;  // the first at a longer win
         }
-        ++win;
-        if (v.plies > max_win) {
-            max_win = v.plies;
-            count_at_max = 0;
-            example = index;
-        }
-        count_at_max += v.plies == max_win;
+        ++at[plies];
     }
 
     static SideStats join(SideStats a, const SideStats& b) {
-        a.win += b.win;
+        if (b.max_win() > a.max_win()) a.example = b.example;
+        else if (b.max_win() == a.max_win() && b.max_win() >= 0) a.example = std::min(a.example, b.example);
         a.draw += b.draw;
-        a.loss += b.loss;
-        if (b.max_win > a.max_win) {
-            a.max_win = b.max_win;
-            a.count_at_max = b.count_at_max;
-            a.example = b.example;
-        } else if (b.max_win == a.max_win && b.max_win >= 0) {
-            a.count_at_max += b.count_at_max;
-            a.example = std::min(a.example, b.example);
-        }
         for (auto [into, from] : {std::pair{&a.wins_at, &b.wins_at}, std::pair{&a.losses_at, &b.losses_at}}) {
             if (from->size() > into->size()) into->resize(from->size());
             for (std::size_t i = 0; i < from->size(); ++i) (*into)[i] += (*from)[i];
@@ -105,8 +97,8 @@ MaterialStats<V::board_size> material_stats(const Prober<V>& prober, const Mater
     const auto turned = [](const Position& p) { return p.flipped(); };
     MaterialStats<V::board_size> s{m, own.size(), count_side(prober, own, same), count_side(prober, mirror, turned),
                                    std::nullopt, std::nullopt};
-    if (s.white.max_win >= 0) s.white_example = own.unrank(s.white.example);
-    if (s.black.max_win >= 0) s.black_example = mirror.unrank(s.black.example).flipped();
+    if (s.white.max_win() >= 0) s.white_example = own.unrank(s.white.example);
+    if (s.black.max_win() >= 0) s.black_example = mirror.unrank(s.black.example).flipped();
     return s;
 }
 
@@ -116,11 +108,11 @@ template <int N>
 nlohmann::ordered_json side_json(const SideStats& s, const std::optional<draughts::Position<N>>& example,
                                  bool histogram) {
     nlohmann::ordered_json j = {
-        {"win", s.win},
+        {"win", s.win()},
         {"draw", s.draw},
-        {"loss", s.loss},
-        {"max_dtw_win", s.max_win >= 0 ? nlohmann::ordered_json(s.max_win) : nlohmann::ordered_json()},
-        {"count_at_max_win", s.count_at_max},
+        {"loss", s.loss()},
+        {"max_dtw_win", s.max_win() >= 0 ? nlohmann::ordered_json(s.max_win()) : nlohmann::ordered_json()},
+        {"count_at_max_win", s.count_at_max()},
         {"example_max_win", example ? nlohmann::ordered_json(draughts::to_fen(*example)) : nlohmann::ordered_json()}};
     if (histogram) {
         const auto pairs = [](const std::vector<std::uint64_t>& at) {

@@ -9,6 +9,7 @@
 #include "draughts/notation.hpp"
 #include "draughts/variant.hpp"
 #include "explorer/material_stats.hpp"
+#include "explorer/page.hpp"
 #include "probe/prober.hpp"
 
 namespace dtb::explorer {
@@ -29,19 +30,19 @@ std::optional<CountRule> count_rule(std::string_view variant, const Material& m)
 
 namespace {
 
-constexpr std::string_view style = R"(
-body { font-family: sans-serif; margin: 1em 2em; color: #222; max-width: 70em; }
-table.counts td, table.counts th { padding: 0.1em 0.7em; text-align: right; }
-.chart { width: 100%; max-width: 760px; height: auto; }
-.win-bar { fill: #2a8a2a; } .loss-bar { fill: #c03030; } .chart text { font-size: 10px; }
+// The page's style sheet (explorer/page/explorer.css: board, pieces, chart)
+// and what only the report has.
+std::string style() {
+    std::string css;
+    for (const PageFile& file : page_files())
+        if (file.path == "/explorer.css") css = file.content;
+    return css + R"(
+body { max-width: 70em; }
 .line { display: flex; flex-wrap: wrap; gap: 0.6em; }
 figure { margin: 0; } figure svg { width: 150px; height: auto; } figcaption { font-size: 0.8em; width: 150px; }
-.light { fill: #f0d9b5; } .dark { fill: #8b5a2b; }
-.white-piece { fill: #fdfdfd; stroke: #333; stroke-width: 0.04; }
-.black-piece { fill: #222; stroke: #000; stroke-width: 0.04; }
-.crown { fill: none; stroke: #c90; stroke-width: 0.07; }
 .rule { background: #fff6d8; padding: 0.5em 1em; border-left: 4px solid #c90; }
 )";
+}
 
 std::string escape(std::string_view text) {
     std::string out;
@@ -113,8 +114,9 @@ std::string side_section(const Prober<V>& prober, std::string_view name, const S
                          const std::optional<CountRule>& rule) {
     std::string html = fmt::format("<h2>{}</h2>\n", name);
     html += "<table class=\"counts\"><tr><th>wins</th><th>draws</th><th>losses</th><th>longest win</th></tr>";
-    html += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr></table>\n", s.win, s.draw, s.loss,
-                        s.max_win >= 0 ? fmt::format("{} plies ({} positions)", s.max_win, s.count_at_max) : "none");
+    html += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr></table>\n", s.win(), s.draw, s.loss(),
+                        s.max_win() >= 0 ? fmt::format("{} plies ({} positions)", s.max_win(), s.count_at_max())
+                                         : "none");
     html += chart_svg(s) + "\n";
     if (rule) {
         const auto beyond = [&](const std::vector<std::uint64_t>& at) {
@@ -125,10 +127,10 @@ std::string side_section(const Prober<V>& prober, std::string_view name, const S
         html += fmt::format(
             "<p class=\"rule\">Under the rule: <b>{} of the {} wins</b> take longer than {} plies, so they are draws "
             "when the ending has just arisen; so are <b>{} of the {} losses</b>.</p>\n",
-            beyond(s.wins_at), s.win, rule->limit, beyond(s.losses_at), s.loss);
+            beyond(s.wins_at), s.win(), rule->limit, beyond(s.losses_at), s.loss());
     }
     if (example) {
-        html += fmt::format("<h3>The longest win, {} plies: {}</h3>\n<div class=\"line\">", s.max_win,
+        html += fmt::format("<h3>The longest win, {} plies: {}</h3>\n<div class=\"line\">", s.max_win(),
                             escape(draughts::to_fen(*example)));
         auto p = *example;
         html += "<figure>" + board_svg(p) + "<figcaption>start</figcaption></figure>";
@@ -153,7 +155,7 @@ std::string report(const std::string& dir, const Material& m) {
         "</head><body>\n<h1>{0} {1}</h1>\n<p>{3} positions for each side to move, from the tables in {4}. "
         "Distances are in plies, with perfect play: the winner wins as fast as it can, the loser holds out as long "
         "as it can. Capture positions are counted with the value of their best capture.</p>\n",
-        V::name, m.name(), style, s.positions_per_side, escape(dir));
+        V::name, m.name(), style(), s.positions_per_side, escape(dir));
     if (rule) html += fmt::format("<p class=\"rule\">Draw rule of {}: {}.</p>\n", V::name, rule->text);
     html += side_section(prober, "White to move", s.white, s.white_example, rule);
     html += side_section(prober, "Black to move", s.black, s.black_example, rule);

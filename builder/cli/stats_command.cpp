@@ -34,9 +34,9 @@ void run_stats(const StatsOptions& o) {
     fmt::print("{} {}: {} positions per side to move\n", V::name, s.material.name(), s.positions_per_side);
     for (const auto& [side, st, ex] :
          {std::tuple{"white", &s.white, &s.white_example}, {"black", &s.black, &s.black_example}}) {
-        fmt::print("{} to move: {} wins, {} draws, {} losses", side, st->win, st->draw, st->loss);
+        fmt::print("{} to move: {} wins, {} draws, {} losses", side, st->win(), st->draw, st->loss());
         if (*ex)
-            fmt::print("; longest win {} plies ({} positions), for example {}", st->max_win, st->count_at_max,
+            fmt::print("; longest win {} plies ({} positions), for example {}", st->max_win(), st->count_at_max(),
                        draughts::to_fen(**ex));
         fmt::print("\n");
     }
