@@ -36,6 +36,9 @@ struct BuildOptions {
     // this many positions, up to every rank; smaller materials are solved by
     // one rank each, several at once.
     std::uint64_t team_positions = std::uint64_t{1} << 24;
+    // A distributed build: a rank not heard from for this long is lost
+    // (builder/mpi/heartbeats.hpp) and the job ends, naming it.
+    double rank_timeout_seconds = 20;
     TeamOptions team;  // how a team shares a material's work
 };
 

@@ -3,7 +3,8 @@
 # oneTBB, zstd, xxhash, GoogleTest, CLI11, fmt, nlohmann-json, cpp-httplib, clang with
 # its sanitizer and libFuzzer runtime, python3 (scripts/set_stats.sh and
 # set_report.py, run by the tests), and chromium with its WebDriver and
-# python3-selenium (the explorer page's browser test). Idempotent: installs only what is
+# python3-selenium (the explorer page's browser test), iproute2 and util-linux
+# (scripts/hosts_check.sh makes hosts of network namespaces). Idempotent: installs only what is
 # missing and prints nothing when everything is there.
 set -euo pipefail
 
@@ -16,6 +17,7 @@ packages=(
   clang libclang-rt-14-dev
   python3
   chromium chromium-driver python3-selenium
+  iproute2 util-linux
 )
 
 missing=()

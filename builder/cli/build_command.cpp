@@ -28,6 +28,7 @@ struct BuildCommandOptions {
     int wld_compression = 12;
     int dtw_compression = 3;
     std::uint64_t team_positions = BuildOptions{}.team_positions;
+    double rank_timeout = BuildOptions{}.rank_timeout_seconds;
 };
 
 void print_summary(const BuildReport& r) {
@@ -76,6 +77,7 @@ void run_build(const BuildCommandOptions& c) {
     if (c.pieces > 0) o.options += fmt::format(" --pieces {}", c.pieces);
     for (const std::string& name : c.materials) o.options += " --material " + name;
     o.team_positions = c.team_positions;
+    o.rank_timeout_seconds = c.rank_timeout;
     if (mpi::launched_by_mpi()) {
         // Every rank runs this; rank 0 reports.
         if (const std::optional<BuildReport> r = mpi::build_tables(o)) print_summary(*r);
@@ -116,6 +118,10 @@ void add_build_command(CLI::App& app) {
                     "under MPI: one rank of a material's team per this many positions (default 2^24); "
                     "smaller materials are solved by one rank each")
         ->check(CLI::Range(std::uint64_t{1}, ~std::uint64_t{0}));
+    cmd->add_option("--rank-timeout", options->rank_timeout,
+                    "under MPI: seconds a rank may go unheard before it is taken as lost (its node or network "
+                    "down) and the job ends, naming it (default 20)")
+        ->check(CLI::Range(2.0, 86400.0));
     cmd->callback([options, pieces, material] {
         if (pieces->count() == 0 && material->count() == 0)
             throw CLI::RequiredError("--pieces N or --material M");

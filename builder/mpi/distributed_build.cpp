@@ -23,6 +23,7 @@
 
 #include "builder/build_plan.hpp"
 #include "builder/material_job.hpp"
+#include "builder/mpi/heartbeats.hpp"
 #include "builder/mpi/mpi_team.hpp"
 #include "builder/mpi/table_exchange.hpp"
 #include "builder/progress.hpp"
@@ -40,15 +41,25 @@ constexpr int assign_tag = 1;  // coordinator to worker: solve a material, alone
 constexpr int done_tag = 2;    // worker to coordinator: my part is done (with the manifest entry if I wrote the tables)
 constexpr int finish_tag = 3;  // coordinator to worker: nothing is left
 
-// Prints `what` as this rank's failure and ends the whole job.
-[[noreturn]] void fail(const std::string& what) {
+// Prints `what` as this rank's failure.
+void report_failure(const std::string& what) {
     int rank = 0, size = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     fmt::print(stderr, "dtb: error (rank {} of {}): {}\n", rank, size, what);
     std::fflush(stderr);
+}
+
+// Ends the whole job.
+[[noreturn]] void abort_job() {
     MPI_Abort(MPI_COMM_WORLD, 1);
     std::abort();
+}
+
+// Prints `what` as this rank's failure and ends the whole job.
+[[noreturn]] void fail(const std::string& what) {
+    report_failure(what);
+    abort_job();
 }
 
 // MPI for the length of a build: initialised with threads (rank 0 has a
@@ -69,6 +80,15 @@ struct Session {
         MPI_Comm_dup(MPI_COMM_WORLD, &coordination);
         MPI_Comm_dup(MPI_COMM_WORLD, &teams);
         MPI_Comm_dup(MPI_COMM_WORLD, &tables);
+        MPI_Comm_dup(MPI_COMM_WORLD, &heartbeats);
+        // Each rank's host, for the messages that name one.
+        std::vector<char> names(static_cast<std::size_t>(size) * MPI_MAX_PROCESSOR_NAME, '\0');
+        int length = 0;
+        MPI_Get_processor_name(names.data() + static_cast<std::size_t>(rank) * MPI_MAX_PROCESSOR_NAME, &length);
+        MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, names.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
+                      MPI_COMM_WORLD);
+        for (int r = 0; r < size; ++r)
+            hosts.emplace_back(names.data() + static_cast<std::size_t>(r) * MPI_MAX_PROCESSOR_NAME);
         MPI_Comm node;
         MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
         MPI_Comm_size(node, &ranks_on_node);
@@ -77,6 +97,7 @@ struct Session {
     Session(const Session&) = delete;
     Session& operator=(const Session&) = delete;
     ~Session() {
+        MPI_Comm_free(&heartbeats);
         MPI_Comm_free(&tables);
         MPI_Comm_free(&teams);
         MPI_Comm_free(&coordination);
@@ -89,6 +110,8 @@ struct Session {
     MPI_Comm coordination = MPI_COMM_NULL;
     MPI_Comm teams = MPI_COMM_NULL;
     MPI_Comm tables = MPI_COMM_NULL;
+    MPI_Comm heartbeats = MPI_COMM_NULL;
+    std::vector<std::string> hosts;  // by rank
 };
 
 void send_text(MPI_Comm comm, int to, int tag, const std::string& text) {
@@ -143,6 +166,20 @@ public:
         arena_.initialize(threads + 1, 1);
         std::vector<int> slots(session_.size);
         MPI_Gather(&threads, 1, MPI_INT, slots.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+        // Rank 0 and each other rank watch each other (heartbeats.hpp) until
+        // every rank's counts are in. Rank 0 leaves the launcher twice the
+        // timeout, a minute at least, to end the job when a rank is lost; a
+        // rank that loses rank 0 ends at once.
+        std::vector<int> peers;
+        if (session_.rank != 0) peers.push_back(0);
+        else
+            for (int r = 1; r < session_.size; ++r) peers.push_back(r);
+        const auto timeout = std::chrono::duration_cast<Heartbeats::Clock::duration>(
+            std::chrono::duration<double>(o_.rank_timeout_seconds));
+        Heartbeats heartbeats(session_.heartbeats, peers, session_.hosts, timeout,
+                              session_.rank == 0 ? std::max<Heartbeats::Clock::duration>(2 * timeout, std::chrono::minutes(1))
+                                                 : Heartbeats::Clock::duration::zero(),
+                              report_failure, session_.rank == 0 ? abort_job : [] { std::_Exit(1); });
 
         std::thread coordinator;
         if (session_.rank == 0) {
@@ -185,6 +222,7 @@ public:
         counts_.cpu_seconds = cpu_seconds();
         std::vector<RankCounts> all(session_.size);
         MPI_Gather(&counts_, sizeof(RankCounts), MPI_BYTE, all.data(), sizeof(RankCounts), MPI_BYTE, 0, MPI_COMM_WORLD);
+        heartbeats.stop();
         if (session_.rank != 0) return std::nullopt;
         for (int r = 0; r < session_.size; ++r) {
             const RankCounts& c = all[r];
