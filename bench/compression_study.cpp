@@ -6,7 +6,10 @@
 // zstd levels 3, 6 and 9; the .wld at levels 12, 15 and 19 in blocks of
 // 2^16, 2^17 and 2^18 positions, packed 4 a byte or one a byte; and the
 // order-0 entropy of the distances per superblock, with the previous value
-// as context (order 1) and within each men configuration.
+// as context (order 1) and within each men configuration. Then zstd
+// dictionaries, trained on every other block of 2^16 positions of the
+// sample and tried on the others: one for the variant, and one for each
+// table (its size counted against the table).
 //
 //     compression_study VARIANT DIR [SHIFT [MATERIAL|all [STRIDE]]]
 //
@@ -24,6 +27,7 @@
 #include <vector>
 
 #include <tbb/parallel_for.h>
+#include <zdict.h>
 #include <zstd.h>
 
 #include "draughts/movegen.hpp"
@@ -44,6 +48,25 @@ struct Sums {
     }
 };
 
+// Blocks of 2^16 positions as coded today, kept for the dictionary study:
+// by kind, the raw bytes and the positions of each block, and whether it is
+// one the dictionary is trained on (every other) or one it is tried on.
+struct Blocks {
+    struct Block {
+        std::vector<std::byte> raw;
+        std::uint64_t positions = 0;
+        bool train = false;
+        std::string material;
+    };
+    std::mutex m;
+    std::map<std::string, std::vector<Block>> kinds;
+    void add(const std::string& kind, std::vector<std::byte> raw, std::uint64_t positions, bool train,
+             const std::string& material) {
+        std::lock_guard l(m);
+        kinds[kind].push_back({std::move(raw), positions, train, material});
+    }
+};
+
 static std::size_t zsize(const std::vector<std::byte>& raw, int level) { return zstd_compress(raw, level).size(); }
 
 // moves representation: win in n plies (n odd) -> (n+1)/2, loss in n (even) -> n/2
@@ -54,7 +77,8 @@ static std::uint32_t moves_of(std::uint32_t code) {
 }
 
 template <class V>
-void run(const std::filesystem::path& dir, Sums& sums, int shift, const std::string& only, std::uint64_t stride) {
+void run(const std::filesystem::path& dir, Sums& sums, Blocks& blocks, int shift, const std::string& only,
+         std::uint64_t stride) {
     constexpr int N = V::board_size;
     for (auto& e : std::filesystem::directory_iterator(dir / std::string(V::name))) {
         if (e.path().extension() != ".dtw") continue;
@@ -137,6 +161,9 @@ void run(const std::filesystem::path& dir, Sums& sums, int shift, const std::str
                 each(bshift, [&](std::uint64_t a, std::uint64_t n) {
                     if (bshift == 16) {
                         const auto c0 = bytes8(fill(a, n, cod, capt), wide);
+                        const bool train = ((s / stride) + (a >> 16)) % 2 == 0;
+                        blocks.add("dtw z3", c0, n, train, m.name());
+                        blocks.add("wld z12", packed2(fill(a, n, wdl, capt)), n, train, m.name());
                         timed(t + "dtw0 codes prevfill z3", c0, 3);
                         local.add(t + "dtw0 side " + side, zsize(c0, 3));
                         const auto mv = bytes8(fill(a, n, mov, notdraw), wide);
@@ -207,8 +234,84 @@ int main(int argc, char** argv) {
     const std::string only = argc > 4 && std::string(argv[4]) != "all" ? argv[4] : "";
     const std::uint64_t stride = argc > 5 ? std::atoi(argv[5]) : 1;
     Sums sums;
-    draughts::with_variant(variant, [&]<class V>() { run<V>(dir, sums, shift, only, stride); });
+    Blocks blocks;
+    draughts::with_variant(variant, [&]<class V>() { run<V>(dir, sums, blocks, shift, only, stride); });
     const double pos = sums.bytes["positions"];
     for (auto& [k, v] : sums.bytes)
         std::printf("%-40s %16.0f  %8.2f positions/byte\n", k.c_str(), v, v > 0 ? pos / v : 0.0);
+    // Dictionaries trained on half the blocks (at most 4,000 of them and 96
+    // MiB) and tried on the other half: one for the variant, and one of at
+    // most 16 KiB for each table (none where training fails: too few blocks).
+    using Block = Blocks::Block;
+    struct Tried {
+        std::uint64_t positions = 0;
+        double plain = 0, with = 0, dictionaries = 0;
+    };
+    auto attempt = [&](const std::vector<const Block*>& list, int level, std::size_t capacity) {
+        Tried t;
+        std::vector<std::byte> samples;
+        std::vector<std::size_t> sizes;
+        for (const Block* b : list)
+            if (b->train && sizes.size() < 4000 && samples.size() < (std::size_t{96} << 20)) {
+                samples.insert(samples.end(), b->raw.begin(), b->raw.end());
+                sizes.push_back(b->raw.size());
+            }
+        std::vector<std::byte> dict(capacity);
+        const std::size_t made =
+            sizes.size() < 8 ? 0
+                             : ZDICT_trainFromBuffer(dict.data(), capacity, samples.data(), sizes.data(),
+                                                     static_cast<unsigned>(sizes.size()));
+        const bool have = made > 0 && !ZDICT_isError(made);
+        ZSTD_CDict* cdict = have ? ZSTD_createCDict(dict.data(), made, level) : nullptr;
+        ZSTD_CCtx* cctx = ZSTD_createCCtx();
+        std::vector<std::byte> out;
+        for (const Block* b : list) {
+            if (b->train) continue;
+            t.positions += b->positions;
+            const double plain = zsize(b->raw, level);
+            t.plain += plain;
+            if (!have) {
+                t.with += plain;
+                continue;
+            }
+            out.resize(ZSTD_compressBound(b->raw.size()));
+            t.with += std::min(plain, static_cast<double>(ZSTD_compress_usingCDict(cctx, out.data(), out.size(),
+                                                                                    b->raw.data(), b->raw.size(), cdict)));
+        }
+        t.dictionaries = have ? made : 0;
+        ZSTD_freeCCtx(cctx);
+        ZSTD_freeCDict(cdict);
+        return t;
+    };
+    for (auto& [kind, list] : blocks.kinds) {
+        const int level = kind == "wld z12" ? 12 : 3;
+        std::vector<const Block*> all;
+        std::map<std::string, std::vector<const Block*>> by_material;
+        for (const Block& b : list) {
+            all.push_back(&b);
+            by_material[b.material].push_back(&b);
+        }
+        for (std::size_t capacity : {std::size_t{16} << 10, std::size_t{64} << 10}) {
+            const Tried t = attempt(all, level, capacity);
+            std::printf("%s, one dictionary of %.0f bytes: the blocks tried %.2f positions/byte without it, %.2f with "
+                        "it (%.1f%% of the bytes)\n",
+                        kind.c_str(), t.dictionaries, t.positions / t.plain, t.positions / t.with, 100 * t.with / t.plain);
+        }
+        for (std::size_t capacity : {std::size_t{4} << 10, std::size_t{16} << 10}) {
+            Tried sum;
+            for (const auto& [material, blocks_of] : by_material) {
+                const Tried t = attempt(blocks_of, level, capacity);
+                sum.positions += t.positions;
+                sum.plain += t.plain;
+                sum.with += t.with;
+                sum.dictionaries += t.dictionaries;
+            }
+            // A table holds one dictionary for all its blocks, not for those tried: its
+            // share is weighed against the whole set's bytes, outside this tool.
+            std::printf("%s, a dictionary of up to %zu KiB a table (%.0f bytes in all): the blocks tried %.2f "
+                        "positions/byte without, %.2f with (%.1f%% of the bytes, the dictionaries not counted)\n",
+                        kind.c_str(), capacity >> 10, sum.dictionaries, sum.positions / sum.plain,
+                        sum.positions / sum.with, 100 * sum.with / sum.plain);
+        }
+    }
 }

@@ -88,7 +88,11 @@ hostfile=$work/hostfile
 : > "$hostfile"
 for ((i = 0; i < hosts; ++i)); do
   ns=${prefix}h$i
-  ip netns add "$ns"
+  if ! ip netns add "$ns"; then
+    (( i == 0 )) || die "cannot make network namespace $ns"
+    echo "hosts_check: skipped: this machine cannot make network namespaces (ip netns add)" >&2
+    exit 77
+  fi
   ip link add "${prefix}v$i" type veth peer name eth0 netns "$ns"
   ip link set "${prefix}v$i" master "${prefix}br" up
   ip -n "$ns" addr add "$subnet.$((i + 1))/24" dev eth0
