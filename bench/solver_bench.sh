@@ -38,10 +38,10 @@ for set in "${sets[@]}"; do
   run after "$dtb" "$variant" "$pieces" "$work/after" "$@"
   if [[ -n ${DTB_BEFORE:-} ]]; then
     run before "$DTB_BEFORE" "$variant" "$pieces" "$work/before" "$@"
-    differ=0
-    for f in "$work/before/$variant"/*.wld "$work/before/$variant"/*.dtw; do
-      cmp -s "$f" "$work/after/$variant/$(basename "$f")" || differ=$((differ + 1))
-    done
-    echo "$variant up to $pieces: $differ table files differ"
+    if n=$("$here/scripts/same_tables.sh" "$work/before" "$work/after" "$variant"); then
+      echo "$variant up to $pieces: the same $n table files"
+    else
+      echo "$variant up to $pieces: the tables differ"
+    fi
   fi
 done

@@ -1,7 +1,6 @@
 #include "builder/manifest.hpp"
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
@@ -9,7 +8,8 @@
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
-#include <unistd.h>
+
+#include "builder/replaced_file.hpp"
 
 namespace dtb {
 
@@ -103,22 +103,7 @@ void Manifest::save(const std::filesystem::path& file) const {
     for (const auto& [name, e] : entries_) tables.push_back(entry_json(e));
     const nlohmann::ordered_json j = {
         {"format", format_name}, {"version", manifest_version}, {"variant", variant_}, {"tables", tables}};
-    const std::string text = j.dump(1) + "\n";
-    const std::filesystem::path temporary = file.string() + ".tmp";
-    std::FILE* out = std::fopen(temporary.c_str(), "wb");
-    auto fail = [&](const char* what) {
-        const std::string reason = std::strerror(errno);
-        if (out) std::fclose(out);
-        std::filesystem::remove(temporary);
-        throw std::runtime_error(std::string(what) + " " + temporary.string() + ": " + reason);
-    };
-    if (!out) fail("cannot create");
-    if (std::fwrite(text.data(), 1, text.size(), out) != text.size()) fail("cannot write");
-    if (std::fflush(out) != 0 || fsync(fileno(out)) != 0) fail("cannot flush");
-    if (std::fclose(std::exchange(out, nullptr)) != 0) fail("cannot close");
-    std::error_code error;
-    std::filesystem::rename(temporary, file, error);
-    if (error) throw std::runtime_error("cannot rename " + temporary.string() + ": " + error.message());
+    replace_file(file, j.dump(1) + "\n");
 }
 
 }  // namespace dtb

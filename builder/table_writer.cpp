@@ -1,11 +1,8 @@
 #include "builder/table_writer.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
-#include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -19,8 +16,8 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_reduce.h>
-#include <unistd.h>
 
+#include "builder/replaced_file.hpp"
 #include "probe/value.hpp"
 #include "probe/zstd_frame.hpp"
 
@@ -53,30 +50,20 @@ void encode_block(std::span<const std::uint32_t> codes, int dtw_bits, std::vecto
     }
 }
 
-// One file being written: temporary name, blocks appended, tables at the end.
+// One table file being written: blocks appended, tables at the end.
 class FileWriter {
 public:
     FileWriter(std::filesystem::path final_path, TableHeader header)
-        : final_(std::move(final_path)), temporary_(final_.string() + ".tmp"), header_(std::move(header)) {
+        : file_(std::move(final_path)), header_(std::move(header)) {
         header_bytes_ = encode_header(header_);
-        file_ = std::fopen(temporary_.c_str(), "wb");
-        if (!file_) fail("cannot create");
         offsets_.push_back(header_.blocks_start());
         // Room for the offsets, checksums and table checksum, filled in at the end.
         const std::vector<std::byte> zeros(header_.blocks_start());
-        put(zeros);
-    }
-    FileWriter(const FileWriter&) = delete;
-    FileWriter& operator=(const FileWriter&) = delete;
-    ~FileWriter() {
-        if (file_) {
-            std::fclose(file_);
-            std::filesystem::remove(temporary_);
-        }
+        file_.write(zeros);
     }
 
     void add_block(std::span<const std::byte> compressed) {
-        put(compressed);
+        file_.write(compressed);
         checksums_.push_back(checksum(compressed));
         offsets_.push_back(offsets_.back() + compressed.size());
     }
@@ -91,32 +78,16 @@ public:
         for (std::uint64_t c : checksums_) store_u64(std::exchange(p, p + 8), c);
         const std::uint64_t table_checksum = checksum(std::span<const std::byte>(tables).first(tables.size() - 8));
         store_u64(p, table_checksum);
-        if (std::fseek(file_, 0, SEEK_SET) != 0) fail("cannot seek in");
-        put(tables);
-        if (std::fflush(file_) != 0 || fsync(fileno(file_)) != 0) fail("cannot flush");
-        const int closed = std::fclose(file_);
-        file_ = nullptr;
-        if (closed != 0) fail("cannot close");
-        std::error_code error;
-        std::filesystem::rename(temporary_, final_, error);
-        if (error) throw std::runtime_error("cannot rename " + temporary_.string() + " to " + final_.string() + ": " +
-                                            error.message());
+        file_.seek(0);
+        file_.write(tables);
+        file_.commit();
         return {offsets_.back(), table_checksum};
     }
 
 private:
-    [[noreturn]] void fail(const char* what) const {
-        throw std::runtime_error(std::string(what) + " " + temporary_.string() + ": " + std::strerror(errno));
-    }
-    void put(std::span<const std::byte> bytes) {
-        if (!bytes.empty() && std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size()) fail("cannot write");
-    }
-
-    std::filesystem::path final_;
-    std::filesystem::path temporary_;
+    ReplacedFile file_;
     TableHeader header_;
     std::vector<std::byte> header_bytes_;
-    std::FILE* file_ = nullptr;
     std::vector<std::uint64_t> offsets_;
     std::vector<std::uint64_t> checksums_;
 };

@@ -132,16 +132,8 @@ mpi_on_hosts() {
 }
 tx_bytes() { ip netns exec "${prefix}h$1" cat /sys/class/net/eth0/statistics/tx_bytes; }
 
-# same_tables A B: the .wld and .dtw files of A/brazilian and B/brazilian are the same, byte for byte.
-same_tables() {
-  local a=$1/brazilian b=$2/brazilian n=0 f
-  for f in "$a"/*.wld "$a"/*.dtw; do
-    cmp -s "$f" "$b/${f##*/}" || die "${f##*/} differs between $1 and $2"
-    n=$((n + 1))
-  done
-  (( n == $(ls "$b" | grep -c -E '\.(wld|dtw)$') )) || die "$1 and $2 hold different numbers of tables"
-  echo "$n"
-}
+# same_tables A B: the Brazilian tables of A and B are the same (scripts/same_tables.sh); prints how many.
+same_tables() { "$here/scripts/same_tables.sh" "$1" "$2" brazilian || die "the tables of $1 and $2 differ"; }
 
 now() { date +%s.%N; }
 seconds() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }

@@ -1,15 +1,12 @@
 // `dtb report`: a material's report as one self-contained HTML file
 // (explorer/report.hpp), written under a temporary name and renamed into place.
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <memory>
-#include <stdexcept>
 #include <string>
 
 #include <fmt/core.h>
 
 #include "builder/cli/commands.hpp"
+#include "builder/replaced_file.hpp"
 #include "explorer/report.hpp"
 
 namespace dtb::cli {
@@ -25,19 +22,8 @@ struct ReportOptions {
 
 void run_report(const ReportOptions& o) {
     const std::string html = explorer::material_report(o.variant, o.dir, Material::parse(o.material));
-    const std::filesystem::path out(o.out), temporary(o.out + ".tmp");
-    {
-        std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
-        file << html;
-        file.close();
-        if (!file) {
-            std::error_code ignored;
-            std::filesystem::remove(temporary, ignored);
-            throw std::runtime_error("cannot write " + temporary.string() + ": check that its folder exists and is writable");
-        }
-    }
-    std::filesystem::rename(temporary, out);
-    fmt::print("{}: {} bytes\n", out.string(), html.size());
+    replace_file(o.out, html);
+    fmt::print("{}: {} bytes\n", o.out, html.size());
 }
 
 }  // namespace
