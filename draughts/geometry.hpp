@@ -68,6 +68,16 @@ struct Geometry {
         return m;
     }();
 
+    // The long diagonal from White's lower-left corner to the upper right
+    // corner (the Russian "main road", FMJD-64 7.2.7). Turning the board
+    // round maps it onto itself.
+    static constexpr Bitboard main_road = [] {
+        Bitboard m = 0;
+        for (int s = 0; s < squares; ++s)
+            if (row_of_square(s) + column_of_square(s) == N - 1) m |= bit<Bitboard>(bit_of_square(s));
+        return m;
+    }();
+
     // The row where a colour's men promote: row 1 for White, row N for Black.
     static constexpr Bitboard promotion_row(Color c) noexcept {
         return c == Color::white ? row_mask(0) : row_mask(N - 1);

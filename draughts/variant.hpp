@@ -8,6 +8,7 @@
 #include <string_view>
 #include <utility>
 
+#include "draughts/draw_rules.hpp"
 #include "draughts/geometry.hpp"
 
 namespace draughts {
@@ -26,6 +27,7 @@ struct AmericanRules {
     static constexpr bool maximum_capture = false;       // any capture sequence may be chosen
     static constexpr PromotionInCapture promotion = PromotionInCapture::ends_move;
     static constexpr Color first_to_move = Color::black;  // Black moves first
+    using draw_rules = AmericanDrawRules;
 };
 
 // FMJD rules: International (10x10), and the same on 8x8 (Brazilian) and 12x12 (Canadian).
@@ -35,6 +37,7 @@ struct InternationalRules {
     static constexpr bool maximum_capture = true;       // the sequence taking most pieces is compulsory
     static constexpr PromotionInCapture promotion = PromotionInCapture::only_if_move_ends_there;
     static constexpr Color first_to_move = Color::white;
+    using draw_rules = FmjdDrawRules;
 };
 
 // Russian draughts (shashki).
@@ -44,11 +47,14 @@ struct RussianRules {
     static constexpr bool maximum_capture = false;  // free choice among captures
     static constexpr PromotionInCapture promotion = PromotionInCapture::continues_as_king;
     static constexpr Color first_to_move = Color::white;
+    using draw_rules = RussianDrawRules;
 };
 
-template <class Rules, int N>
+// Draw is the move-count draw rules (draw_rules.hpp), by default those of the rules.
+template <class Rules, int N, class Draw = typename Rules::draw_rules>
 struct Variant : Rules {
     using rules = Rules;
+    using draw_rules = Draw;
     using geometry = Geometry<N>;
     using Bitboard = typename geometry::Bitboard;
     static constexpr int board_size = N;
@@ -57,7 +63,7 @@ struct Variant : Rules {
 };
 
 struct American : Variant<AmericanRules, 8> { static constexpr std::string_view name = "american"; };
-struct Brazilian : Variant<InternationalRules, 8> { static constexpr std::string_view name = "brazilian"; };
+struct Brazilian : Variant<InternationalRules, 8, CbdDrawRules> { static constexpr std::string_view name = "brazilian"; };
 struct International : Variant<InternationalRules, 10> { static constexpr std::string_view name = "international"; };
 struct Canadian : Variant<InternationalRules, 12> { static constexpr std::string_view name = "canadian"; };
 struct Russian : Variant<RussianRules, 8> { static constexpr std::string_view name = "russian"; };
@@ -65,6 +71,8 @@ struct Russian : Variant<RussianRules, 8> { static constexpr std::string_view na
 // Small boards for tests: the same rules on 6x6.
 struct International6 : Variant<InternationalRules, 6> { static constexpr std::string_view name = "international6"; };
 struct American6 : Variant<AmericanRules, 6> { static constexpr std::string_view name = "american6"; };
+struct Russian6 : Variant<RussianRules, 6> { static constexpr std::string_view name = "russian6"; };
+struct Brazilian6 : Variant<InternationalRules, 6, CbdDrawRules> { static constexpr std::string_view name = "brazilian6"; };
 
 class UnknownVariant : public std::invalid_argument {
 public:

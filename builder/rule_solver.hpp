@@ -1,0 +1,270 @@
+// Values under the move-count draw rules (docs/rules.md): for every position
+// of a material, the rule distance d, the plies until the governing count
+// is resolved under play that is optimal for it. A position whose count
+// stands at c is won when d is a win and d <= limit - c, lost likewise,
+// drawn otherwise; the won (and the lost) counts of a position are all those
+// below a threshold, so d is exact.
+//
+// The material is solved as the plain solver solves it (solver.hpp): block
+// pairs, potential levels from the highest down, a bucket queue by distance
+// over the king moves inside a pair. What differs:
+//   - a move that starts the count afresh (a man move or capture under the
+//     kings-only count, a move into another ending) resolves the count in
+//     one ply: a win in 1 if its child is lost under the child's own count
+//     from zero, a loss in 1 if won, a draw otherwise;
+//   - any other move adds one ply to its child's distance, and a distance
+//     past the limit is a draw;
+//   - so wins and losses do not alternate in parity: each bucket entry's
+//     kind is read from its code.
+// Russian three kings against one is solved twice: after the lone king has
+// stood alone on the main road (limit the road's), then before it, where
+// positions with the lone king alone on the road take their value after.
+//
+// This first version solves a pair on one thread (pairs of a level in
+// parallel); a material of kings only is one pair.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <vector>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include "builder/solver/pair_space.hpp"
+#include "builder/solver/pair_state.hpp"
+#include "draughts/movegen.hpp"
+#include "probe/index.hpp"
+#include "probe/potential.hpp"
+#include "probe/rule_count.hpp"
+#include "probe/table_format.hpp"
+#include "probe/value.hpp"
+
+namespace dtb {
+
+// The rule values of one canonical material, both sides to move as the
+// plain tables order them: one byte a position (rule_code()).
+struct RuleValues {
+    Material material;
+    GoverningCount count;
+    std::uint64_t positions_per_side = 0;
+    std::vector<std::uint8_t> codes;       // the count from zero (before the main road, where there is one)
+    std::vector<std::uint8_t> after_road;  // after the lone king stood alone on the main road; empty if no road
+};
+
+// The rule values of the materials a material's moves lead to, by position.
+template <class V>
+class RuleSuccessors {
+public:
+    static constexpr int N = V::board_size;
+    using Position = draughts::Position<N>;
+
+    void add(std::shared_ptr<const RuleValues> values) {
+        const Material& m = values->material;
+        entries_.push_back({material_key(m), Index<N>(m), values.get(), 0});
+        if (m.mirrored() != m)
+            entries_.push_back({material_key(m.mirrored()), Index<N>(m.mirrored()), values.get(),
+                                values->positions_per_side});
+        held_.push_back(std::move(values));
+    }
+
+    // Where p (either side to move, a piece left to it) is: its material's
+    // values and its position in them; null if that material is not held.
+    std::pair<const RuleValues*, std::uint64_t> find(const Position& p) const {
+        const bool turned = p.side_to_move == draughts::Color::black;
+        const Material m = material_of(p);
+        const std::uint32_t key = material_key(turned ? m.mirrored() : m);
+        for (const Entry& e : entries_)
+            if (e.key == key) return {e.values, e.offset + (turned ? e.index.rank_turned(p) : e.index.rank(p))};
+        return {nullptr, 0};
+    }
+
+private:
+    struct Entry {
+        std::uint32_t key;
+        Index<N> index;
+        const RuleValues* values;
+        std::uint64_t offset;
+    };
+    std::vector<Entry> entries_;
+    std::vector<std::shared_ptr<const RuleValues>> held_;
+};
+
+template <class V>
+class RuleSolver {
+public:
+    static constexpr int N = V::board_size;
+    using Position = draughts::Position<N>;
+    using Bitboard = typename Position::Bitboard;
+    using Move = draughts::Move<N>;
+    using Layout = typename PairSpace<V>::Layout;
+
+    // `successors` must hold every material `canonical`'s captures and
+    // promotions lead to. Throws RulesRefused for a material the rules
+    // give two counts (governing_count()).
+    RuleSolver(const Material& canonical, const RuleSuccessors<V>& successors, bool literal_road = false)
+        : space_(canonical), successors_(successors), literal_road_(literal_road) {
+        values_.material = canonical;
+        values_.count = governing_count<typename V::draw_rules>(canonical);
+        values_.positions_per_side = space_.side(0).size();
+    }
+
+    RuleValues solve() {
+        const std::uint64_t positions = static_cast<std::uint64_t>(sides_of(values_.material)) * values_.positions_per_side;
+        if (values_.count.has_road()) {
+            values_.after_road.assign(positions, 0);
+            solve_phase(values_.after_road, values_.count.road_limit, nullptr);
+            values_.codes.assign(positions, 0);
+            solve_phase(values_.codes, values_.count.limit, &values_.after_road);
+        } else {
+            values_.codes.assign(positions, 0);
+            solve_phase(values_.codes, values_.count.limit, nullptr);
+        }
+        return std::move(values_);
+    }
+
+private:
+    static constexpr std::uint8_t cannot_lose = pair_state::cannot_lose, settled = pair_state::settled,
+                                  done = pair_state::done;
+
+    // Solves every position into `codes` under a count of `limit` plies;
+    // `road` (before the main road): positions with the lone king alone on
+    // it take their value there.
+    void solve_phase(std::vector<std::uint8_t>& codes, int limit, const std::vector<std::uint8_t>* road) {
+        const PotentialLevels<N> levels(values_.material);
+        for (const auto& level : levels.levels()) {
+            const auto pairs = space_.pairs_of(levels, level.potential);
+            tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pairs.size(), 1),
+                              [&](const tbb::blocked_range<std::size_t>& r) {
+                                  for (std::size_t i = r.begin(); i != r.end(); ++i)
+                                      solve_pair(codes, limit, road, space_.layout_of(pairs[i]),
+                                                 space_.pair_positions(pairs[i]));
+                              });
+        }
+    }
+
+    // The value for the mover of a move into `child` (the opponent to
+    // move): the count kept (one ply more, a draw past `limit`) or started
+    // afresh in the child's material (resolved in this ply).
+    Value through(const Position& child, bool man_move_or_capture, int limit,
+                  const std::vector<std::uint8_t>& own) const {
+        if (child.pieces(child.side_to_move) == 0) return Value::win(1);
+        const auto [values, at] = successors_or_own(child);
+        const bool keeps = values_.count.continues_into(values->count, man_move_or_capture);
+        const std::vector<std::uint8_t>& codes = values == &values_ ? own : values->codes;
+        const Value v = value_of_rule_code(codes[at]);
+        if (!keeps) {
+            if (v.wdl == Wdl::loss) return Value::win(1);
+            if (v.wdl == Wdl::win) return Value::loss(1);
+            return Value::draw();
+        }
+        const Value before = before_move(v);
+        return before.plies > limit ? Value::draw() : before;
+    }
+
+    // Where `child` is: in this material (the side its table keeps it on)
+    // or in a material it leads to.
+    std::pair<const RuleValues*, std::uint64_t> successors_or_own(const Position& child) const {
+        const bool turned = child.side_to_move == draughts::Color::black;
+        const Material m = material_of(child);
+        const Material key = turned ? m.mirrored() : m;  // the table's material with White to move
+        const Material& own = values_.material;
+        if (key == own || key == own.mirrored()) {
+            const int side = key == own ? 0 : 1;
+            const Index<N>& index = space_.side(side);
+            return {&values_, side * values_.positions_per_side + (turned ? index.rank_turned(child) : index.rank(child))};
+        }
+        const auto found = successors_.find(child);
+        if (!found.first)
+            throw std::logic_error(own.name() + ": the rule values of " + key.name() + " are not held");
+        return found;
+    }
+
+    // Sets up and solves one block pair on this thread.
+    void solve_pair(std::vector<std::uint8_t>& codes, int limit, const std::vector<std::uint8_t>* road,
+                    const Layout& layout, std::uint64_t count) const {
+        std::vector<std::uint8_t> state(count, 0);
+        std::vector<std::vector<std::uint32_t>> buckets(static_cast<std::size_t>(limit) + 1);
+        auto code = [&](std::uint64_t l) -> std::uint8_t& { return codes[layout.storage(l)]; };
+        auto settle = [&](std::uint64_t l, Value v) {
+            code(l) = rule_code(v);
+            state[l] = v.wdl == Wdl::draw ? done : settled;
+            if (v.wdl != Wdl::draw) buckets[v.plies].push_back(static_cast<std::uint32_t>(l));
+        };
+        space_.for_each_position(layout, 0, count, [&](std::uint64_t l, const Position& q) {
+            if (road && lone_king_on_road(q, literal_road_)) return settle(l, value_of_rule_code((*road)[layout.storage(l)]));
+            if (draughts::has_capture<V>(q)) {
+                draughts::MoveList<N> moves;
+                draughts::generate_moves<V>(q, moves);
+                Value best = Value::loss(0);
+                for (const Move& m : moves) {
+                    Position child = q;
+                    draughts::make_move(child, m);
+                    const Value v = through(child, true, limit, codes);
+                    if (preferred(v, best)) best = v;
+                }
+                return settle(l, best);
+            }
+            Value exit = Value::loss(0);  // no exit: as good as a loss in 0 when counting the slowest loss
+            draughts::for_each_man_move<V>(q, draughts::Color::white, [&](int from, int to, bool promotes) {
+                Position child = q;
+                draughts::make_move(child, Move{0, static_cast<std::uint8_t>(from), static_cast<std::uint8_t>(to), promotes});
+                const Value v = through(child, true, limit, codes);
+                if (preferred(v, exit)) exit = v;
+            });
+            const int king_moves = draughts::count_king_moves<V>(q, draughts::Color::white);
+            if (king_moves == 0) return settle(l, exit);
+            if (king_moves >= cannot_lose)
+                throw std::runtime_error(values_.material.name() + ": too many king moves for the rule solver");
+            code(l) = rule_code(exit);
+            if (exit.wdl == Wdl::loss) {
+                state[l] = static_cast<std::uint8_t>(king_moves);
+            } else {
+                state[l] = cannot_lose;
+                if (exit.wdl == Wdl::win) buckets[exit.plies].push_back(static_cast<std::uint32_t>(l));
+            }
+        });
+        for (int d = 0; d <= limit; ++d) {
+            for (std::size_t i = 0; i < buckets[d].size(); ++i) {
+                const std::uint32_t at = buckets[d][i];
+                if (state[at] == done) continue;
+                state[at] = done;
+                const bool loss = value_of_rule_code(code(at)).wdl == Wdl::loss;
+                space_.for_each_predecessor(layout, at, [&](std::uint64_t pred) {
+                    if (loss) {  // the predecessor wins in d + 1, unless it wins as quickly by an exit
+                        if (d + 1 > limit || state[pred] > cannot_lose) return;
+                        const Value held = value_of_rule_code(code(pred));
+                        if (state[pred] == cannot_lose && held.wdl == Wdl::win && held.plies <= d + 1) return;
+                        state[pred] = settled;
+                        code(pred) = rule_code(Value::win(d + 1));
+                        buckets[d + 1].push_back(static_cast<std::uint32_t>(pred));
+                    } else {  // one king move fewer that might not lose
+                        if (state[pred] >= cannot_lose || --state[pred] != 0) return;
+                        const int plies = std::max(d + 1, value_of_rule_code(code(pred)).plies);
+                        if (plies > limit) {
+                            state[pred] = done;
+                            code(pred) = 0;
+                            return;
+                        }
+                        state[pred] = settled;
+                        code(pred) = rule_code(Value::loss(plies));
+                        buckets[plies].push_back(static_cast<std::uint32_t>(pred));
+                    }
+                });
+            }
+        }
+        for (std::uint64_t l = 0; l < count; ++l)
+            if (state[l] <= cannot_lose) code(l) = 0;
+    }
+
+    PairSpace<V> space_;
+    const RuleSuccessors<V>& successors_;
+    bool literal_road_;
+    RuleValues values_;
+};
+
+}  // namespace dtb
