@@ -109,7 +109,7 @@ void run(const std::filesystem::path& dir, Sums& sums, Blocks& blocks, int shift
             }
             for (std::uint64_t i = 0; i < count; ++i) {
                 const std::uint64_t g = first + i;
-                const auto p = g < pps ? own.unrank(g) : mirror.unrank(g - pps);
+                const auto p = table_position(own, mirror, g);
                 care[i] = !draughts::has_capture<V>(p);
             }
             // sub-blocks of 2^16 (and whole superblock)

@@ -51,7 +51,7 @@ void load_solved_values(SolvedValues& values, const TableFile& file, const Succe
             const std::uint64_t n = std::min(group, h.block_values(b) - k0);
             for (std::uint64_t i = 0; i < n; ++i) {
                 const std::uint64_t g = start + k0 + i;
-                positions[i] = g >= own.size() ? mirror.unrank(g - own.size()) : own.unrank(g);
+                positions[i] = table_position(own, mirror, g);
             }
             captures.prepare(std::span<const draughts::Position<N>>(positions.data(), n));
             for (std::uint64_t i = 0; i < n; ++i) {

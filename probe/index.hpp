@@ -291,6 +291,14 @@ constexpr draughts::Position<N> white_to_move(const draughts::Position<N>& p) no
     return p.side_to_move == draughts::Color::white ? p : p.flipped();
 }
 
+// Position g of the table of canonical material M (docs/format.md,
+// "Positions"), White to move: M's own positions first, then its mirror's
+// (M with Black to move, turned round).
+template <int N>
+draughts::Position<N> table_position(const Index<N>& own, const Index<N>& mirror, std::uint64_t g) {
+    return g < own.size() ? own.unrank(g) : mirror.unrank(g - own.size());
+}
+
 // The address of a legal placement with either side to move. Builds the
 // Index each call: callers that probe often keep their Index objects.
 template <int N>

@@ -53,7 +53,7 @@ std::uint64_t check_values(const Prober<V>& prober, int slot, std::string& first
     tbb::parallel_for(all, [&](const tbb::blocked_range<std::uint64_t>& r) {
         draughts::MoveList<N> moves;
         for (std::uint64_t g = r.begin(); g != r.end(); ++g) {
-            const Position p = g < own.size() ? own.unrank(g) : mirror.unrank(g - own.size());
+            const Position p = table_position(own, mirror, g);
             draughts::generate_moves<V>(p, moves);
             if (!moves.empty() && moves[0].is_capture()) continue;  // stored as a filler
             const Value best = best_over_moves(p, moves, [&](const Position& child) { return prober.value(child); });

@@ -156,6 +156,63 @@ TEST(RuleSolver, RussianTwoCountsRefused) {
     EXPECT_EQ(t.refused, 2u);
 }
 
+// The rules switched off (a kings-only count longer than any game here, no
+// other count): the value at count zero is the plain value of every
+// position (the brute-force solver of the pure rules).
+struct NoCountRules {
+    static constexpr std::string_view profile = "none";
+    static constexpr draughts::KingsOnlyCount kings_only{120, "none"};
+    static constexpr std::array<draughts::LoneKingCount, 0> lone_king{};
+    static constexpr std::array<draughts::MainRoadCount, 0> main_road{};
+    static constexpr std::array<draughts::BalanceCount, 0> balance{};
+};
+struct International6Free : draughts::Variant<draughts::InternationalRules, 6, NoCountRules> {
+    static constexpr std::string_view name = "international6";
+};
+
+TEST(RuleSolver, RulesOffGiveThePlainValues) {
+    using V = International6Free;
+    const std::vector<Material> targets = parse_all({"KKvK", "KMvK", "KvKM", "KMvKM", "KKvKK"});
+    const test::BruteForce<V> plain(targets);
+    RuleSuccessors<V> held;
+    std::uint64_t compared = 0;
+    for (const Material& c : build_order(targets)) {
+        auto values = std::make_shared<RuleValues>(RuleSolver<V>(c, held).solve());
+        const Index<6> own(c), mirror(c.mirrored());
+        for (std::uint64_t g = 0; g < values->codes.size(); ++g) {
+            auto p = test::position_of(own, mirror, g);
+            if (g >= own.size()) p = p.flipped();
+            const Value v = value_of_rule_code(values->codes[g]);
+            ASSERT_EQ(static_cast<int>(v.wdl), plain.score(p).wdl) << c.name() << " " << draughts::to_fen(p);
+            ++compared;
+        }
+        held.add(values);
+    }
+    EXPECT_GT(compared, 100000u);
+}
+
+// Hand-made, FMJD 6.5 (one king against one king: 5 moves each). White's
+// king on 28 takes Black's on 23 (landing on 19 or beyond): a win in one ply
+// under the pure rules, and under the count a win in 1 (the capture ends
+// the game). With 9 plies of the ending played it is White's 5th move if
+// White moved first in it, and the capture still comes before the count is
+// full: won. With 10 played the count is at its limit and White has a move:
+// drawn.
+TEST(RuleSolver, FmjdFiveMovesOnTheLastPly) {
+    using V = draughts::International;
+    RuleSuccessors<V> held;
+    for (const Material& c : build_order({Material::parse("KvK")}))
+        held.add(std::make_shared<RuleValues>(RuleSolver<V>(c, held).solve()));
+    const auto p = draughts::parse_fen<10>("W:WK28:BK23");
+    const auto [values, at] = held.find(p);
+    ASSERT_NE(values, nullptr);
+    EXPECT_EQ(values->count.limit, 10);
+    const Value v = value_of_rule_code(values->codes[at]);
+    EXPECT_EQ(v, Value::win(1));
+    EXPECT_EQ(under_rules(v, 10 - 9), 1);
+    EXPECT_EQ(under_rules(v, 10 - 10), 0);
+}
+
 // Figures given with issue 19, found apart from this code. Brazilian three
 // kings against one, White to move: 132,240 wins, all within the 16-move
 // count from its start; 8,144 no longer within it 13 plies in, 53,400 29

@@ -92,7 +92,7 @@ Score expected_score(const draughts::Position<V::board_size>& p) {
 // The position of file position g of canonical material c (White to move).
 template <int N>
 draughts::Position<N> position_of(const Index<N>& own, const Index<N>& mirror, std::uint64_t g) {
-    return g < own.size() ? own.unrank(g) : mirror.unrank(g - own.size());
+    return table_position(own, mirror, g);
 }
 
 // The writer's spec for the tests' tables of canonical material c: small
