@@ -160,14 +160,14 @@ TEST(RuleSolver, RussianTwoCountsRefused) {
 // other count): the value at count zero is the plain value of every
 // position (the brute-force solver of the pure rules).
 struct NoCountRules {
-    static constexpr std::string_view profile = "none";
+    [[maybe_unused]] static constexpr std::string_view profile = "none";
     static constexpr draughts::KingsOnlyCount kings_only{120, "none"};
     static constexpr std::array<draughts::LoneKingCount, 0> lone_king{};
     static constexpr std::array<draughts::MainRoadCount, 0> main_road{};
     static constexpr std::array<draughts::BalanceCount, 0> balance{};
 };
 struct International6Free : draughts::Variant<draughts::InternationalRules, 6, NoCountRules> {
-    static constexpr std::string_view name = "international6";
+    [[maybe_unused]] static constexpr std::string_view name = "international6";
 };
 
 TEST(RuleSolver, RulesOffGiveThePlainValues) {
