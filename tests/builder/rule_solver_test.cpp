@@ -106,7 +106,8 @@ std::vector<Material> parse_all(std::initializer_list<const char*> names) {
 
 // Each variant's rules on 6x6, materials chosen so that every count is met:
 // lone-king endings with men and a capture from a 16- into a 5-move ending
-// (KKMvK), the kings-only counts with kings on both sides and a man (KKvKM),
+// (KKMvK), the kings-only counts with kings on both sides and a man (KKvKM;
+// Russian: KKvKK, as a man with kings on both sides is refused there),
 // the Russian main road under both readings (KKKvK).
 TEST(RuleSolver, International6) {
     Tally t;
@@ -130,7 +131,7 @@ TEST(RuleSolver, American6) {
 
 TEST(RuleSolver, Russian6) {
     Tally t;
-    check_rules<draughts::Russian6>(parse_all({"KKKvK", "KMvM"}), t);
+    check_rules<draughts::Russian6>(parse_all({"KKKvK", "KMvM", "KKvKK"}), t);
     EXPECT_GT(t.wins, 0u);
     Tally literal;
     check_rules<draughts::Russian6>(parse_all({"KKKvK"}), literal, true);
