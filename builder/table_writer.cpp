@@ -28,18 +28,21 @@ namespace {
 // Blocks compressed at once: enough for every thread, little memory.
 constexpr std::uint64_t batch_blocks = 64;
 
-// Encodes one block of codes into the .wld and .dtw raw bytes. A dont_care
-// position repeats the value before it in the block (or the first real value
-// after it, at the start), which keeps runs unbroken.
+// A dont_care position takes the value before it in the block (or the
+// first real value after it, at the start), which keeps runs unbroken.
+void fill_dont_care(std::span<std::uint32_t> codes) {
+    const auto first_real = std::find_if(codes.begin(), codes.end(), [](std::uint32_t c) { return c != dont_care; });
+    std::uint32_t previous = first_real == codes.end() ? 0 : *first_real;
+    for (std::uint32_t& c : codes) previous = c = c == dont_care ? previous : c;
+}
+
+// Encodes one block of codes (no dont_care left) into the .wld and .dtw raw bytes.
 void encode_block(std::span<const std::uint32_t> codes, int dtw_bits, std::vector<std::byte>& wld,
                   std::vector<std::byte>& dtw) {
     wld.assign((codes.size() + 3) / 4, std::byte{0});
     dtw.assign(codes.size() * static_cast<std::size_t>(dtw_bits / 8), std::byte{0});
-    const auto first_real = std::find_if(codes.begin(), codes.end(), [](std::uint32_t c) { return c != dont_care; });
-    std::uint32_t previous = first_real == codes.end() ? 0 : *first_real;
     for (std::size_t k = 0; k < codes.size(); ++k) {
-        const std::uint32_t code = codes[k] == dont_care ? previous : codes[k];
-        previous = code;
+        const std::uint32_t code = codes[k];
         wld[k / 4] |= static_cast<std::byte>(wld_code(value_of_dtw_code(code).wdl) << (2 * (k % 4)));
         if (dtw_bits == 8) {
             dtw[k] = static_cast<std::byte>(code);
@@ -150,6 +153,7 @@ std::vector<CompressedBlock> compress_blocks(const TableHeader& header, const Ta
                 throw std::runtime_error("a DTW code of " + std::to_string(c) + " exceeds the largest announced, " +
                                          std::to_string(max_code));
         std::vector<std::byte> wld, dtw;
+        fill_dont_care(codes);
         encode_block(codes, dtw_bits, wld, dtw);
         blocks[i] = {zstd_compress(wld, spec.wld_compression_level), zstd_compress(dtw, spec.dtw_compression_level)};
     });
@@ -273,6 +277,38 @@ WrittenTables write_tables(Team& team, const std::filesystem::path& directory, c
         for (std::vector<std::byte> batch = team.receive(j); !batch.empty(); batch = team.receive(j))
             for (const CompressedBlock& b : deserialise(batch)) files.add(b);
     return files.finish();
+}
+
+WrittenTable write_rule_table(const std::filesystem::path& directory, const TableSpec& spec, const RuleRecord& rules,
+                              const ValueSource& values) {
+    TableHeader header = header_of(spec);
+    header.kind = TableKind::rul;
+    header.value_bits = 8;
+    header.rules = rules;
+    WrittenTable written;
+    written.path = directory / table_file_name(spec.material, TableKind::rul);
+    FileWriter file(written.path, header);
+    const std::uint64_t blocks = header.block_count();
+    for (std::uint64_t first = 0; first < blocks; first += batch_blocks) {
+        const std::uint64_t count = std::min(batch_blocks, blocks - first);
+        std::vector<std::vector<std::byte>> compressed(count);
+        tbb::parallel_for(std::uint64_t{0}, count, [&](std::uint64_t i) {
+            const std::uint64_t b = first + i;
+            std::vector<std::uint32_t> codes(header.block_values(b));
+            values(b << header.block_shift, codes);
+            fill_dont_care(codes);
+            std::vector<std::byte> raw(codes.size());
+            for (std::size_t k = 0; k < codes.size(); ++k) {
+                if (codes[k] > 255)
+                    throw std::runtime_error("a rule code of " + std::to_string(codes[k]) + " does not fit a .rul file");
+                raw[k] = static_cast<std::byte>(codes[k]);
+            }
+            compressed[i] = zstd_compress(raw, spec.rul_compression_level);
+        });
+        for (const auto& block : compressed) file.add_block(block);
+    }
+    std::tie(written.bytes, written.checksum) = file.finish();
+    return written;
 }
 
 }  // namespace dtb

@@ -40,6 +40,8 @@ struct TableSpec {
     // solver does): it picks the .dtw width without a first pass over the
     // values. A larger code met while writing is an error.
     std::optional<std::uint32_t> max_code;
+    // zstd level of a .rul (write_rule_table()).
+    int rul_compression_level = 9;
 };
 
 // Fills out[i] with the DTW code (value.hpp: 0 draw, plies + 1) of position
@@ -69,6 +71,19 @@ WrittenTables write_tables(const std::filesystem::path& directory, const TableSp
 // one). spec.max_code must be set, the same on every member.
 WrittenTables write_tables(Team& team, const std::filesystem::path& directory, const TableSpec& spec,
                            std::uint64_t first, std::uint64_t count, const ValueSource& values);
+
+// A .rul table (docs/format.md, "Rule tables").
+struct WrittenTable {
+    std::filesystem::path path;
+    std::uint64_t bytes = 0;
+    std::uint64_t checksum = 0;  // the table checksum
+};
+
+// Writes DIRECTORY/MATERIAL.rul: `values` gives the rule codes (rule_count.hpp,
+// at most 255) or dont_care of the file's positions, each value array in
+// turn (rules.arrays() of them, both sides to move each).
+WrittenTable write_rule_table(const std::filesystem::path& directory, const TableSpec& spec, const RuleRecord& rules,
+                              const ValueSource& values);
 
 // The provenance JSON for `options` (the command line), with dtb's version and
 // the time now, or the time SOURCE_DATE_EPOCH gives if it is set.

@@ -15,6 +15,11 @@ namespace {
 constexpr std::size_t variant_field = 16;
 constexpr char wld_magic[8] = {'D', 'T', 'B', '.', 'W', 'L', 'D', '\0'};
 constexpr char dtw_magic[8] = {'D', 'T', 'B', '.', 'D', 'T', 'W', '\0'};
+constexpr char rul_magic[8] = {'D', 'T', 'B', '.', 'R', 'U', 'L', '\0'};
+
+const char* magic_of(TableKind kind) noexcept {
+    return kind == TableKind::wld ? wld_magic : kind == TableKind::dtw ? dtw_magic : rul_magic;
+}
 
 int board_of_variant(std::string_view name) {
     try {
@@ -26,7 +31,9 @@ int board_of_variant(std::string_view name) {
 
 }  // namespace
 
-std::string_view extension(TableKind kind) noexcept { return kind == TableKind::wld ? "wld" : "dtw"; }
+std::string_view extension(TableKind kind) noexcept {
+    return kind == TableKind::wld ? "wld" : kind == TableKind::dtw ? "dtw" : "rul";
+}
 
 std::string table_file_name(const Material& m, TableKind kind) {
     return m.name() + "." + std::string(extension(kind));
@@ -80,9 +87,9 @@ void store_u64(std::byte* p, std::uint64_t v) noexcept {
 std::uint64_t checksum(std::span<const std::byte> bytes) noexcept { return XXH3_64bits(bytes.data(), bytes.size()); }
 
 std::vector<std::byte> encode_header(TableHeader& h) {
-    const std::size_t size = (fixed_header_bytes + h.provenance.size() + 7) / 8 * 8;
+    const std::size_t size = (h.provenance_offset() + h.provenance.size() + 7) / 8 * 8;
     std::vector<std::byte> out(size);
-    std::memcpy(out.data(), h.kind == TableKind::wld ? wld_magic : dtw_magic, 8);
+    std::memcpy(out.data(), magic_of(h.kind), 8);
     h.header_size = static_cast<std::uint32_t>(size);
     store_u32(&out[8], format_version);
     store_u32(&out[12], h.header_size);
@@ -100,7 +107,15 @@ std::vector<std::byte> encode_header(TableHeader& h) {
     store_u64(&out[48], h.positions_per_side);
     store_u64(&out[56], h.block_count());
     store_u32(&out[64], static_cast<std::uint32_t>(h.provenance.size()));
-    std::memcpy(&out[fixed_header_bytes], h.provenance.data(), h.provenance.size());
+    if (h.kind == TableKind::rul) {
+        std::byte* r = &out[fixed_header_bytes];
+        std::memcpy(r, h.rules.profile.data(), std::min(h.rules.profile.size(), profile_field));
+        r[16] = static_cast<std::byte>(h.rules.count_kind);
+        r[17] = static_cast<std::byte>(h.rules.limit);
+        r[18] = static_cast<std::byte>(h.rules.road_limit);
+        r[19] = static_cast<std::byte>(h.rules.literal_road);
+    }
+    std::memcpy(&out[h.provenance_offset()], h.provenance.data(), h.provenance.size());
     return out;
 }
 
@@ -110,12 +125,12 @@ DecodedTable decode_table(std::span<const std::byte> file, const std::filesystem
     // A file shorter than the magic that starts like one was cut short.
     const std::size_t head = std::min<std::size_t>(file.size(), 8);
     const auto starts_magic = [&](const char* magic) { return head == 0 || std::memcmp(p, magic, head) == 0; };
-    if (!starts_magic(wld_magic) && !starts_magic(dtw_magic))
-        fail(TableErrorKind::foreign, "not a dtb table file (the magic bytes DTB.WLD or DTB.DTW are missing)");
-    if (file.size() < fixed_header_bytes)
-        fail(TableErrorKind::truncated, "the file ends inside its header (" + std::to_string(file.size()) + " bytes)");
+    if (!starts_magic(wld_magic) && !starts_magic(dtw_magic) && !starts_magic(rul_magic))
+        fail(TableErrorKind::foreign, "not a dtb table file (the magic bytes DTB.WLD, DTB.DTW or DTB.RUL are missing)");
     TableHeader h;
-    h.kind = p[4] == std::byte{'W'} ? TableKind::wld : TableKind::dtw;
+    h.kind = head < 8 || p[4] == std::byte{'W'} ? TableKind::wld : p[4] == std::byte{'D'} ? TableKind::dtw : TableKind::rul;
+    if (file.size() < h.provenance_offset())
+        fail(TableErrorKind::truncated, "the file ends inside its header (" + std::to_string(file.size()) + " bytes)");
     const std::uint32_t version = load_u32(p + 8);
     if (version != format_version)
         fail(version > format_version ? TableErrorKind::unsupported : TableErrorKind::corrupted,
@@ -123,8 +138,8 @@ DecodedTable decode_table(std::span<const std::byte> file, const std::filesystem
                  std::to_string(format_version) + (version > format_version ? ": update dtb" : ""));
     h.header_size = load_u32(p + 12);
     const std::uint32_t provenance_size = load_u32(p + 64);
-    if (h.header_size % 8 != 0 || h.header_size < fixed_header_bytes || h.header_size > max_header_bytes ||
-        provenance_size > h.header_size - fixed_header_bytes)
+    if (h.header_size % 8 != 0 || h.header_size < h.provenance_offset() || h.header_size > max_header_bytes ||
+        provenance_size > h.header_size - h.provenance_offset())
         fail(TableErrorKind::corrupted, "impossible header size " + std::to_string(h.header_size) +
                                             " or provenance size " + std::to_string(provenance_size));
     const std::uint64_t block_count = load_u64(p + 56);
@@ -151,7 +166,23 @@ DecodedTable decode_table(std::span<const std::byte> file, const std::filesystem
     const std::uint32_t scheme = load_u32(p + 40);
     const std::uint32_t block_positions = load_u32(p + 44);
     h.positions_per_side = load_u64(p + 48);
-    h.provenance.assign(reinterpret_cast<const char*>(p + fixed_header_bytes), provenance_size);
+    h.provenance.assign(reinterpret_cast<const char*>(p + h.provenance_offset()), provenance_size);
+    if (h.kind == TableKind::rul) {
+        const std::byte* r = p + fixed_header_bytes;
+        const char* profile = reinterpret_cast<const char*>(r);
+        h.rules.profile.assign(profile, strnlen(profile, profile_field));
+        h.rules.count_kind = std::to_integer<int>(r[16]);
+        h.rules.limit = std::to_integer<int>(r[17]);
+        h.rules.road_limit = std::to_integer<int>(r[18]);
+        h.rules.literal_road = std::to_integer<int>(r[19]);
+        const bool zeros = std::all_of(r + 20, r + rule_record_bytes, [](std::byte b) { return b == std::byte{0}; });
+        if (h.rules.profile.empty() || h.rules.count_kind > 1 || h.rules.limit < 1 || h.rules.limit > 126 ||
+            h.rules.road_limit > h.rules.limit || h.rules.literal_road > 1 || !zeros)
+            fail(TableErrorKind::corrupted, "impossible rules: profile '" + h.rules.profile + "', count " +
+                                                std::to_string(h.rules.count_kind) + ", limit " +
+                                                std::to_string(h.rules.limit) + ", road limit " +
+                                                std::to_string(h.rules.road_limit));
+    }
     if (scheme != index_scheme)
         fail(scheme > index_scheme ? TableErrorKind::unsupported : TableErrorKind::corrupted,
              "index scheme " + std::to_string(scheme) + ", this reader knows scheme " + std::to_string(index_scheme));
@@ -164,7 +195,9 @@ DecodedTable decode_table(std::span<const std::byte> file, const std::filesystem
     if (h.sides != sides_of(h.material))
         fail(TableErrorKind::corrupted, "sides = " + std::to_string(h.sides) + " does not fit material " +
                                             h.material.name());
-    const bool bits_fit = h.kind == TableKind::wld ? h.value_bits == 2 : (h.value_bits == 8 || h.value_bits == 16);
+    const bool bits_fit = h.kind == TableKind::wld   ? h.value_bits == 2
+                          : h.kind == TableKind::rul ? h.value_bits == 8
+                                                     : (h.value_bits == 8 || h.value_bits == 16);
     if (!bits_fit)
         fail(TableErrorKind::corrupted, "value_bits = " + std::to_string(h.value_bits) + " does not fit a ." +
                                             std::string(extension(h.kind)) + " file");
@@ -173,7 +206,7 @@ DecodedTable decode_table(std::span<const std::byte> file, const std::filesystem
         fail(TableErrorKind::corrupted, "block size " + std::to_string(block_positions) +
                                             " is not a power of two from 2^10 to 2^24");
     h.block_shift = std::countr_zero(block_positions);
-    if (h.positions_per_side == 0 || h.positions_per_side > (~std::uint64_t{0} >> 1) - (std::uint64_t{1} << max_block_shift) ||
+    if (h.positions_per_side == 0 || h.positions_per_side > (~std::uint64_t{0} >> 2) - (std::uint64_t{1} << max_block_shift) ||
         h.block_count() != block_count)
         fail(TableErrorKind::corrupted, "block count " + std::to_string(block_count) + " does not fit " +
                                             std::to_string(h.positions_per_side) + " positions per side");

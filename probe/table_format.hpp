@@ -16,9 +16,11 @@
 
 namespace dtb {
 
-enum class TableKind : std::uint8_t { wld, dtw };
+// .wld and .dtw: the plain values; .rul: values under the move-count draw
+// rules (docs/rules.md).
+enum class TableKind : std::uint8_t { wld, dtw, rul };
 
-// "wld" or "dtw": the file extension without the dot.
+// "wld", "dtw" or "rul": the file extension without the dot.
 std::string_view extension(TableKind kind) noexcept;
 
 // The file name of a material's table: KKKvK.wld.
@@ -27,9 +29,24 @@ std::string table_file_name(const Material& m, TableKind kind);
 inline constexpr std::uint32_t format_version = 1;
 inline constexpr std::uint32_t index_scheme = 1;
 inline constexpr std::size_t fixed_header_bytes = 68;  // up to and with provenance_size
+inline constexpr std::size_t rule_record_bytes = 24;   // a .rul file's rules, before its provenance
+inline constexpr std::size_t profile_field = 16;
 inline constexpr std::size_t max_header_bytes = 1 << 20;
 inline constexpr int min_block_shift = 10;
 inline constexpr int max_block_shift = 24;
+
+// What a .rul file holds (docs/format.md, "Rule tables"): the draw rules it
+// was built under and the count that governs its material.
+struct RuleRecord {
+    std::string profile;  // draw_rules::profile: fmjd, cbd, fmjd64, acf
+    int count_kind = 0;   // CountKind: 0 kings only, 1 a lone-king ending
+    int limit = 0;        // plies, 1 to 126
+    int road_limit = 0;   // plies after the main road, 0 if none
+    int literal_road = 0; // 1: the main road read literally
+    // Value arrays: 1, or 2 with a main road (before it, then after it).
+    int arrays() const noexcept { return road_limit > 0 ? 2 : 1; }
+    friend bool operator==(const RuleRecord&, const RuleRecord&) = default;
+};
 
 struct TableHeader {
     TableKind kind = TableKind::wld;
@@ -41,10 +58,19 @@ struct TableHeader {
     int block_shift = 16;  // block_positions = 2^block_shift
     std::uint64_t positions_per_side = 0;
     std::string provenance;  // UTF-8 JSON
+    RuleRecord rules;        // .rul only
     std::uint32_t header_size = 0;  // filled in by encode_header and decode_header
 
     std::uint64_t block_positions() const noexcept { return std::uint64_t{1} << block_shift; }
-    std::uint64_t positions() const noexcept { return static_cast<std::uint64_t>(sides) * positions_per_side; }
+    // Values stored: every position of each value array.
+    std::uint64_t positions() const noexcept {
+        return static_cast<std::uint64_t>(kind == TableKind::rul ? rules.arrays() : 1) *
+               static_cast<std::uint64_t>(sides) * positions_per_side;
+    }
+    // Where the provenance starts: after the fixed header, and a .rul's rules.
+    std::size_t provenance_offset() const noexcept {
+        return fixed_header_bytes + (kind == TableKind::rul ? rule_record_bytes : 0);
+    }
     std::uint64_t block_count() const noexcept { return (positions() + block_positions() - 1) >> block_shift; }
     // Values in block `block`, and their bytes before compression.
     std::uint64_t block_values(std::uint64_t block) const noexcept;

@@ -23,6 +23,7 @@ seeds="$fuzz/fuzz-seeds"
 corpus="$fuzz/fuzz-corpus"
 if [[ ! -d "$seeds" ]]; then
   "$fuzz/tests/synthetic_tool" write brazilian "$fuzz/fuzz-tables" KMvK
+  "$fuzz/tests/synthetic_tool" rul brazilian "$fuzz/fuzz-tables" KMvK
   mkdir -p "$seeds"
   for f in "$fuzz"/fuzz-tables/brazilian/*; do
     for mode in 0 1; do

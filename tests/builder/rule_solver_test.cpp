@@ -5,11 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <set>
 
 #include "builder/rule_solver.hpp"
+#include "builder/table_writer.hpp"
+#include "probe/table_file.hpp"
 #include "draughts/notation.hpp"
 #include "draughts/variant.hpp"
 #include "tests/builder/rule_brute_force.hpp"
@@ -212,6 +215,63 @@ TEST(RuleSolver, FmjdFiveMovesOnTheLastPly) {
     EXPECT_EQ(v, Value::win(1));
     EXPECT_EQ(under_rules(v, 10 - 9), 1);
     EXPECT_EQ(under_rules(v, 10 - 10), 0);
+}
+
+// A .rul file holds the rule codes (capture positions left to the writer)
+// and the rules they were built under; a damaged rules record is refused.
+TEST(RuleTable, RoundTripAndDamage) {
+    using V = draughts::Russian;
+    RuleSuccessors<V> held;
+    std::shared_ptr<RuleValues> values;
+    for (const Material& c : build_order({Material::parse("KKKvK")})) {
+        values = std::make_shared<RuleValues>(RuleSolver<V>(c, held).solve());
+        held.add(values);
+    }
+    const Material& m = values->material;
+    const test::TemporaryDirectory dir{"rule-table"};
+    TableSpec spec = test::test_table_spec<V>(m, 10);
+    RuleRecord rules{std::string(V::draw_rules::profile), static_cast<int>(values->count.kind), values->count.limit,
+                     values->count.road_limit, 0};
+    const Index<8> own(m), mirror(m.mirrored());
+    const std::uint64_t per_array = values->codes.size();
+    auto code_of = [&](std::uint64_t g) -> std::uint32_t {
+        const std::uint64_t at = g % per_array;
+        if (draughts::has_capture<V>(table_position(own, mirror, at))) return dont_care;
+        return g < per_array ? values->codes[at] : values->after_road[at];
+    };
+    const WrittenTable written = write_rule_table(dir.path(), spec, rules, [&](std::uint64_t first, std::span<std::uint32_t> out) {
+        for (std::size_t i = 0; i < out.size(); ++i) out[i] = code_of(first + i);
+    });
+    const TableFile file = TableFile::open(written.path, {V::name, m, TableKind::rul});
+    const TableHeader& h = file.header();
+    EXPECT_EQ(h.rules, rules);
+    ASSERT_EQ(h.positions(), 2 * per_array);  // before and after the main road
+    std::uint64_t compared = 0;
+    for (std::uint64_t b = 0; b < h.block_count(); ++b) {
+        std::vector<std::byte> block(h.block_bytes(b));
+        file.read_block(b, block);
+        for (std::uint64_t k = 0; k < h.block_values(b); ++k) {
+            const std::uint64_t g = (b << h.block_shift) + k;
+            if (code_of(g) == dont_care) continue;
+            ASSERT_EQ(value_at(block, 8, k), code_of(g)) << g;
+            ++compared;
+        }
+    }
+    EXPECT_GT(compared, per_array);
+    EXPECT_THROW(TableFile::open(written.path, {V::name, m, TableKind::dtw}), TableError);
+    // One byte of the rules record changed: the table checksum no longer holds.
+    std::vector<std::byte> bytes(std::filesystem::file_size(written.path));
+    {
+        std::ifstream in(written.path, std::ios::binary);
+        in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    }
+    bytes[fixed_header_bytes + 17] ^= std::byte{1};
+    try {
+        (void)TableFile::from_bytes(bytes, written.path);
+        ADD_FAILURE() << "a damaged rules record was read";
+    } catch (const TableError& e) {
+        EXPECT_EQ(e.kind(), TableErrorKind::corrupted) << e.what();
+    }
 }
 
 // Figures given with issue 19, found apart from this code. Brazilian three

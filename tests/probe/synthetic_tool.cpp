@@ -6,6 +6,7 @@
 //   synthetic_tool flip FILE OFFSET                inverts one byte of a file
 //   synthetic_tool alter VARIANT DIR MATERIAL      rewrites MATERIAL's tables, valid checksums and all, with
 //                                                  the first stored win two plies longer
+//   synthetic_tool rul VARIANT DIR MATERIAL        a .rul of MATERIAL with codes made up (a fuzzing seed)
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -103,6 +104,16 @@ int run(const std::vector<std::string>& args) {
             for (const Material& m : build_order(targets)) test::write_synthetic_tables<V>(dir, m);
         } else if (command == "expect") {
             std::printf("%s\n", text(test::expected_score<V>(draughts::parse_fen<V::board_size>(args.at(2)))).c_str());
+        } else if (command == "rul") {
+            const Material m = Material::parse(args.at(3));
+            const auto dir = std::filesystem::path(args.at(2)) / std::string(V::name);
+            std::filesystem::create_directories(dir);
+            const Index<V::board_size> own(m), mirror(m.mirrored());
+            const RuleRecord rules{std::string(V::draw_rules::profile), 0, V::draw_rules::kings_only.limit, 0, 0};
+            write_rule_table(dir, test::test_table_spec<V>(m, 10), rules, [&](std::uint64_t first, std::span<std::uint32_t> out) {
+                for (std::size_t i = 0; i < out.size(); ++i)
+                    out[i] = test::synthetic_code(table_position(own, mirror, first + i)) % 200;
+            });
         } else if (command == "alter") {
             alter<V>(args.at(2), Material::parse(args.at(3)));
         } else if (command == "stats") {
