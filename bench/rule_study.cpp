@@ -8,10 +8,12 @@
 // the longest rule distance of a win; and the solving time. A rule value
 // that is neither the plain value nor a draw is counted as an error.
 //
-//     rule_study VARIANT PIECES DIR [literal]
+//     rule_study VARIANT PIECES DIR [literal] [write=OUT]
 //
 // literal: Russian 7.2.7 read literally (the lone king on the main road,
-// whatever else stands there). Not a test: it measures.
+// whatever else stands there). write=OUT: also writes each material's .rul
+// into OUT/VARIANT (docs/format.md, "Rule tables") and sums their bytes.
+// Not a test: it measures.
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -25,6 +27,7 @@
 #include <tbb/parallel_for.h>
 
 #include "builder/rule_solver.hpp"
+#include "builder/table_writer.hpp"
 #include "draughts/movegen.hpp"
 #include "draughts/variant.hpp"
 #include "probe/index.hpp"
@@ -41,15 +44,16 @@ struct SideTally {
 };
 
 template <class V>
-int study(int pieces, const std::filesystem::path& dir, bool literal) {
+int study(int pieces, const std::filesystem::path& dir, bool literal, const std::filesystem::path& out) {
     constexpr int N = V::board_size;
     std::vector<Material> targets;
     for (int n = 2; n <= pieces; ++n)
         for (const Material& m : canonical_materials(n)) targets.push_back(m);
     RuleSuccessors<V> held;
     std::set<Material> refused;
-    double total_seconds = 0;
-    std::uint64_t total_positions = 0;
+    double total_seconds = 0, write_seconds = 0;
+    std::uint64_t total_positions = 0, rul_bytes = 0;
+    if (!out.empty()) std::filesystem::create_directories(out / std::string(V::name));
     std::printf("material positions seconds | side: win cursed draw blessed loss longest-rule-win\n");
     for (const Material& c : build_order(targets)) {
         bool blocked = false;
@@ -103,12 +107,40 @@ int study(int pieces, const std::filesystem::path& dir, bool literal) {
             std::printf(" %d", sides[s].longest.load());
             if (sides[s].errors) std::printf(" ERRORS %llu", static_cast<unsigned long long>(sides[s].errors.load()));
         }
+        if (!out.empty()) {
+            const auto begin = std::chrono::steady_clock::now();
+            TableSpec spec;
+            spec.variant = std::string(V::name);
+            spec.board_size = N;
+            spec.material = c;
+            spec.positions_per_side = values->positions_per_side;
+            const GoverningCount& g = values->count;
+            const RuleRecord rules{std::string(V::draw_rules::profile), static_cast<int>(g.kind), g.limit, g.road_limit,
+                                   literal ? 1 : 0};
+            const std::uint64_t per_array = values->codes.size();
+            const WrittenTable w = write_rule_table(out / std::string(V::name), spec, rules,
+                                                    [&](std::uint64_t first, std::span<std::uint32_t> codes) {
+                for (std::size_t i = 0; i < codes.size(); ++i) {
+                    const std::uint64_t g = first + i, at = g % per_array;
+                    codes[i] = draughts::has_capture<V>(table_position(own, mirror, at))
+                                   ? dont_care
+                                   : (g < per_array ? values->codes : values->after_road)[at];
+                }
+            });
+            rul_bytes += w.bytes;
+            write_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+            std::printf(" | .rul %llu bytes", static_cast<unsigned long long>(w.bytes));
+        }
         std::printf("\n");
         std::fflush(stdout);
         held.add(values);
     }
     std::printf("solved %llu positions in %.1f s; %zu materials refused\n",
                 static_cast<unsigned long long>(total_positions), total_seconds, refused.size());
+    if (!out.empty())
+        std::printf(".rul files: %llu bytes, %.1f positions a byte, written in %.1f s\n",
+                    static_cast<unsigned long long>(rul_bytes),
+                    static_cast<double>(total_positions) / static_cast<double>(rul_bytes), write_seconds);
     return 0;
 }
 
@@ -120,8 +152,18 @@ int main(int argc, char** argv) {
         return 2;
     }
     try {
-        const bool literal = argc > 4 && std::string(argv[4]) == "literal";
-        return draughts::with_variant(argv[1], [&]<class V>() { return study<V>(std::stoi(argv[2]), argv[3], literal); });
+        bool literal = false;
+        std::filesystem::path out;
+        for (int i = 4; i < argc; ++i) {
+            const std::string a = argv[i];
+            if (a == "literal")
+                literal = true;
+            else if (a.rfind("write=", 0) == 0)
+                out = a.substr(6);
+            else
+                throw std::invalid_argument("unknown argument '" + a + "': use literal or write=OUT");
+        }
+        return draughts::with_variant(argv[1], [&]<class V>() { return study<V>(std::stoi(argv[2]), argv[3], literal, out); });
     } catch (const std::exception& e) {
         std::fprintf(stderr, "rule_study: %s\n", e.what());
         return 1;
