@@ -117,16 +117,7 @@ int study(int pieces, const std::filesystem::path& dir, bool literal, const std:
             const GoverningCount& g = values->count;
             const RuleRecord rules{std::string(V::draw_rules::profile), static_cast<int>(g.kind), g.limit, g.road_limit,
                                    literal ? 1 : 0};
-            const std::uint64_t per_array = values->codes.size();
-            const WrittenTable w = write_rule_table(out / std::string(V::name), spec, rules,
-                                                    [&](std::uint64_t first, std::span<std::uint32_t> codes) {
-                for (std::size_t i = 0; i < codes.size(); ++i) {
-                    const std::uint64_t g = first + i, at = g % per_array;
-                    codes[i] = draughts::has_capture<V>(table_position(own, mirror, at))
-                                   ? dont_care
-                                   : (g < per_array ? values->codes : values->after_road)[at];
-                }
-            });
+            const WrittenTable w = write_rule_table(out / std::string(V::name), spec, rules, rule_file_source<V>(*values));
             rul_bytes += w.bytes;
             write_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
             std::printf(" | .rul %llu bytes", static_cast<unsigned long long>(w.bytes));

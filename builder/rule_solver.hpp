@@ -33,10 +33,12 @@
 #include <vector>
 
 #include <tbb/blocked_range.h>
+#include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 
 #include "builder/solver/pair_space.hpp"
 #include "builder/solver/pair_state.hpp"
+#include "builder/table_writer.hpp"
 #include "draughts/movegen.hpp"
 #include "probe/index.hpp"
 #include "probe/potential.hpp"
@@ -94,6 +96,22 @@ private:
     std::vector<std::shared_ptr<const RuleValues>> held_;
 };
 
+// The values of `values`' .rul file (write_rule_table()): each value array
+// in turn, both sides to move, capture positions dont_care.
+template <class V>
+ValueSource rule_file_source(const RuleValues& values) {
+    return [&values, own = Index<V::board_size>(values.material),
+            mirror = Index<V::board_size>(values.material.mirrored())](std::uint64_t first, std::span<std::uint32_t> out) {
+        const std::uint64_t per_array = values.codes.size();
+        for (std::size_t i = 0; i < out.size(); ++i) {
+            const std::uint64_t g = first + i, at = g % per_array;
+            out[i] = draughts::has_capture<V>(table_position(own, mirror, at))
+                         ? dont_care
+                         : (g < per_array ? values.codes : values.after_road)[at];
+        }
+    };
+}
+
 template <class V>
 class RuleSolver {
 public:
@@ -111,6 +129,7 @@ public:
         values_.material = canonical;
         values_.count = governing_count<typename V::draw_rules>(canonical);
         values_.positions_per_side = space_.side(0).size();
+        man_move_keeps_ = values_.count.continues_into(values_.count, true);
     }
 
     RuleValues solve() {
@@ -136,13 +155,15 @@ private:
     // it take their value there.
     void solve_phase(std::vector<std::uint8_t>& codes, int limit, const std::vector<std::uint8_t>* road) {
         const PotentialLevels<N> levels(values_.material);
+        tbb::enumerable_thread_specific<PairScratch> scratches;
         for (const auto& level : levels.levels()) {
             const auto pairs = space_.pairs_of(levels, level.potential);
             tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pairs.size(), 1),
                               [&](const tbb::blocked_range<std::size_t>& r) {
+                                  PairScratch& scratch = scratches.local();
                                   for (std::size_t i = r.begin(); i != r.end(); ++i)
                                       solve_pair(codes, limit, road, space_.layout_of(pairs[i]),
-                                                 space_.pair_positions(pairs[i]));
+                                                 space_.pair_positions(pairs[i]), scratch);
                               });
         }
     }
@@ -156,7 +177,12 @@ private:
         const auto [values, at] = successors_or_own(child);
         const bool keeps = values_.count.continues_into(values->count, man_move_or_capture);
         const std::vector<std::uint8_t>& codes = values == &values_ ? own : values->codes;
-        const Value v = value_of_rule_code(codes[at]);
+        return resolve(value_of_rule_code(codes[at]), keeps, limit);
+    }
+
+    // The value for the mover of a move into a position of value v (its
+    // side to move's): kept, one ply more; started afresh, resolved now.
+    static Value resolve(Value v, bool keeps, int limit) {
         if (!keeps) {
             if (v.wdl == Wdl::loss) return Value::win(1);
             if (v.wdl == Wdl::win) return Value::loss(1);
@@ -186,9 +212,12 @@ private:
 
     // Sets up and solves one block pair on this thread.
     void solve_pair(std::vector<std::uint8_t>& codes, int limit, const std::vector<std::uint8_t>* road,
-                    const Layout& layout, std::uint64_t count) const {
-        std::vector<std::uint8_t> state(count, 0);
-        std::vector<std::vector<std::uint32_t>> buckets(static_cast<std::size_t>(limit) + 1);
+                    const Layout& layout, std::uint64_t count, PairScratch& scratch) const {
+        // The scratch's buckets are left empty by the pair before.
+        std::vector<std::uint8_t>& state = scratch.state;
+        state.assign(count, 0);
+        Buckets& buckets = scratch.buckets;
+        if (buckets.size() < static_cast<std::size_t>(limit) + 1) buckets.resize(static_cast<std::size_t>(limit) + 1);
         auto code = [&](std::uint64_t l) -> std::uint8_t& { return codes[layout.storage(l)]; };
         auto settle = [&](std::uint64_t l, Value v) {
             code(l) = rule_code(v);
@@ -209,13 +238,25 @@ private:
                 }
                 return settle(l, best);
             }
+            // The man moves of the pair's men (PairSpace::ManExit): a
+            // promotion's child found by its material, any other's ranked
+            // in this material directly.
             Value exit = Value::loss(0);  // no exit: as good as a loss in 0 when counting the slowest loss
-            draughts::for_each_man_move<V>(q, draughts::Color::white, [&](int from, int to, bool promotes) {
-                Position child = q;
-                draughts::make_move(child, Move{0, static_cast<std::uint8_t>(from), static_cast<std::uint8_t>(to), promotes});
-                const Value v = through(child, true, limit, codes);
+            const int h = layout.half_of(l);
+            const Bitboard white_kings = q.kings_of(draughts::Color::white), black_kings = q.kings_of(draughts::Color::black);
+            for (int i = 0; i < layout.man_exit_count[h]; ++i) {
+                const auto& e = layout.man_exits[h][i];
+                if (e.target & q.kings) continue;
+                Value v;
+                if (e.promotes) {
+                    Position child = q;
+                    draughts::make_move(child, Move{0, e.from, e.to, true});
+                    v = through(child, true, limit, codes);
+                } else {
+                    v = resolve(value_of_rule_code(codes[e.child(white_kings, black_kings)]), man_move_keeps_, limit);
+                }
                 if (preferred(v, exit)) exit = v;
-            });
+            }
             const int king_moves = draughts::count_king_moves<V>(q, draughts::Color::white);
             if (king_moves == 0) return settle(l, exit);
             if (king_moves >= cannot_lose)
@@ -256,6 +297,7 @@ private:
                     }
                 });
             }
+            buckets[d].clear();
         }
         for (std::uint64_t l = 0; l < count; ++l)
             if (state[l] <= cannot_lose) code(l) = 0;
@@ -265,6 +307,7 @@ private:
     const RuleSuccessors<V>& successors_;
     bool literal_road_;
     RuleValues values_;
+    bool man_move_keeps_ = false;  // whether a man move keeps this material's count
 };
 
 }  // namespace dtb
