@@ -115,8 +115,7 @@ int study(int pieces, const std::filesystem::path& dir, bool literal, const std:
             spec.material = c;
             spec.positions_per_side = values->positions_per_side;
             const GoverningCount& g = values->count;
-            const RuleRecord rules{std::string(V::draw_rules::profile), static_cast<int>(g.kind), g.limit, g.road_limit,
-                                   literal ? 1 : 0};
+            const RuleRecord rules = rule_record<typename V::draw_rules>(g, literal);
             const WrittenTable w = write_rule_table(out / std::string(V::name), spec, rules, rule_file_source<V>(*values));
             rul_bytes += w.bytes;
             write_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();

@@ -19,15 +19,18 @@
 #include "builder/material_job.hpp"
 #include "builder/packed_codes.hpp"
 #include "builder/progress.hpp"
+#include "builder/rule_build.hpp"
 #include "builder/table_loader.hpp"
 #include "draughts/variant.hpp"
 
 namespace dtb {
 
-void maybe_kill_after_write(const Material& m) {
+void maybe_kill_after_write(const std::string& name) {
     const char* target = std::getenv("DTB_TEST_KILL_AFTER_WRITE");
-    if (target && m.name() == target) std::raise(SIGKILL);
+    if (target && name == target) std::raise(SIGKILL);
 }
+
+void maybe_kill_after_write(const Material& m) { maybe_kill_after_write(m.name()); }
 
 namespace {
 
@@ -345,7 +348,12 @@ BuildReport build_tables(const BuildOptions& options) {
         options.variant,
         [&]<class V>() {
             BuildPlan plan(options, V::board_size);
-            return Builder<V>(options, plan).run();
+            BuildReport report = Builder<V>(options, plan).run();
+            if (options.rules) {
+                report.rules = build_rule_tables(options, plan);
+                report.peak_memory_bytes = peak_resident_bytes();
+            }
+            return report;
         },
         true);
 }

@@ -7,7 +7,9 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "builder/manifest.hpp"
@@ -40,6 +42,11 @@ struct BuildOptions {
     // (builder/mpi/heartbeats.hpp) and the job ends, naming it.
     double rank_timeout_seconds = 20;
     TeamOptions team;  // how a team shares a material's work
+    // After the plain tables, the .rul tables under the variant's move-count
+    // draw rules (builder/rule_build.hpp); Russian: the main road read
+    // literally (docs/rules.md).
+    bool rules = false;
+    bool literal_road = false;
 };
 
 struct MaterialReport {
@@ -74,6 +81,15 @@ struct KeptTablesReport {
     double read_back_seconds = 0;
 };
 
+// What `dtb build --rules` did after the plain tables (builder/rule_build.hpp).
+struct RuleBuildReport {
+    int built = 0, skipped = 0;         // skipped: in the manifest, file intact
+    std::uint64_t positions_built = 0;  // both sides to move
+    std::uint64_t bytes = 0;            // of every .rul of the set, skipped ones included
+    double seconds = 0;
+    std::vector<std::pair<Material, std::string>> refused;  // and why
+};
+
 struct BuildReport {
     std::vector<MaterialReport> materials;  // in the order they finished
     KeptTablesReport kept;
@@ -84,6 +100,7 @@ struct BuildReport {
     // as held against it (materials in work and kept tables); 0 under MPI.
     std::uint64_t memory_budget_bytes = 0, peak_held_bytes = 0;
     std::vector<RankReport> ranks;        // a distributed build's ranks; empty for one process
+    std::optional<RuleBuildReport> rules;  // with --rules
 };
 
 // Throws std::runtime_error (with what went wrong and how to fix it) on bad
@@ -93,7 +110,9 @@ BuildReport build_tables(const BuildOptions& options);
 // Test hook: DTB_TEST_KILL_AFTER_WRITE=MATERIAL kills the process with
 // SIGKILL once that material's tables are written and before the manifest
 // lists them, the moment a resumed build must not trust.
+// The rule build's hook is MATERIAL.rul.
 void maybe_kill_after_write(const Material& m);
+void maybe_kill_after_write(const std::string& name);
 
 // The one-process build's default memory budget: a third of the machine's.
 std::uint64_t default_memory_bytes();

@@ -41,21 +41,48 @@ ManifestEntry parse_entry(const nlohmann::json& t) {
     e.losses = t.at("losses").get<std::uint64_t>();
     e.longest_win = t.at("longest_win").is_null() ? -1 : t.at("longest_win").get<int>();
     e.seconds = t.at("seconds").get<double>();
+    if (t.contains("rul")) {
+        const nlohmann::json& r = t.at("rul");
+        RuleEntry rules;
+        rules.bytes = r.at("bytes").get<std::uint64_t>();
+        rules.checksum = from_hex(r.at("checksum").get<std::string>());
+        rules.profile = r.at("profile").get<std::string>();
+        rules.limit = r.at("limit").get<int>();
+        rules.road_limit = r.at("road_limit").get<int>();
+        rules.literal_road = r.at("literal_road").get<bool>();
+        rules.wins = r.at("wins").get<std::uint64_t>();
+        rules.draws = r.at("draws").get<std::uint64_t>();
+        rules.losses = r.at("losses").get<std::uint64_t>();
+        rules.longest_win = r.at("longest_win").is_null() ? -1 : r.at("longest_win").get<int>();
+        rules.seconds = r.at("seconds").get<double>();
+        e.rules = rules;
+    }
     return e;
+}
+
+nlohmann::ordered_json optional_plies(int plies) {
+    return plies < 0 ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(plies);
 }
 
 nlohmann::ordered_json entry_json(const ManifestEntry& e) {
     const std::string name = e.material.name();
-    return {{"material", name},
+    nlohmann::ordered_json j = {{"material", name},
             {"positions", e.positions},
             {"wld", {{"file", name + ".wld"}, {"bytes", e.wld_bytes}, {"checksum", hex(e.wld_checksum)}}},
             {"dtw", {{"file", name + ".dtw"}, {"bytes", e.dtw_bytes}, {"checksum", hex(e.dtw_checksum)}}},
             {"wins", e.wins},
             {"draws", e.draws},
             {"losses", e.losses},
-            {"longest_win",
-             e.longest_win < 0 ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(e.longest_win)},
+            {"longest_win", optional_plies(e.longest_win)},
             {"seconds", e.seconds}};
+    if (const auto& r = e.rules)
+        j["rul"] = {{"file", name + ".rul"},  {"bytes", r->bytes},
+                    {"checksum", hex(r->checksum)}, {"profile", r->profile},
+                    {"limit", r->limit},           {"road_limit", r->road_limit},
+                    {"literal_road", r->literal_road}, {"wins", r->wins},
+                    {"draws", r->draws},           {"losses", r->losses},
+                    {"longest_win", optional_plies(r->longest_win)}, {"seconds", r->seconds}};
+    return j;
 }
 
 }  // namespace

@@ -17,6 +17,21 @@
 
 namespace dtb {
 
+// A material's .rul table (docs/rules.md), once `dtb build --rules` wrote it.
+struct RuleEntry {
+    std::uint64_t bytes = 0, checksum = 0;  // the file's size and table checksum
+    std::string profile;                     // the draw rules (draw_rules.hpp)
+    int limit = 0, road_limit = 0;           // of the governing count, plies
+    bool literal_road = false;
+    // With the count from zero, every position (captures included), both
+    // sides to move; the plain counts less these are the cursed wins and
+    // the blessed losses.
+    std::uint64_t wins = 0, draws = 0, losses = 0;
+    int longest_win = -1;  // the longest rule distance of a win, plies; -1 if none
+    double seconds = 0;    // to solve and write
+    friend bool operator==(const RuleEntry&, const RuleEntry&) = default;
+};
+
 struct ManifestEntry {
     Material material;  // canonical
     std::uint64_t positions = 0;  // both sides to move
@@ -25,6 +40,7 @@ struct ManifestEntry {
     std::uint64_t wins = 0, draws = 0, losses = 0;     // every position, captures included
     int longest_win = -1;  // plies; -1 if there is no win
     double seconds = 0;    // to solve and write
+    std::optional<RuleEntry> rules;  // its .rul, if built
 };
 
 // One entry as JSON text (the manifest's form of it), and back. entry_from_json

@@ -43,6 +43,7 @@
 #include "probe/index.hpp"
 #include "probe/potential.hpp"
 #include "probe/rule_count.hpp"
+#include "probe/rule_prober.hpp"
 #include "probe/table_format.hpp"
 #include "probe/value.hpp"
 
@@ -58,12 +59,15 @@ struct RuleValues {
     std::vector<std::uint8_t> after_road;  // after the lone king stood alone on the main road; empty if no road
 };
 
-// The rule values of the materials a material's moves lead to, by position.
+// The rule values of the materials a material's moves lead to: those held
+// in memory, and through `files` (the .rul tables written before) the others.
 template <class V>
 class RuleSuccessors {
 public:
     static constexpr int N = V::board_size;
     using Position = draughts::Position<N>;
+
+    explicit RuleSuccessors(const RuleProber<V>* files = nullptr) : files_(files) {}
 
     void add(std::shared_ptr<const RuleValues> values) {
         const Material& m = values->material;
@@ -74,15 +78,20 @@ public:
         held_.push_back(std::move(values));
     }
 
-    // Where p (either side to move, a piece left to it) is: its material's
-    // values and its position in them; null if that material is not held.
-    std::pair<const RuleValues*, std::uint64_t> find(const Position& p) const {
+    // The count that governs p (either side to move, a piece left to it)
+    // and its rule distance with the count from zero. Throws
+    // std::logic_error if its material is neither held nor on file.
+    std::pair<GoverningCount, Value> find(const Position& p) const {
         const bool turned = p.side_to_move == draughts::Color::black;
         const Material m = material_of(p);
         const std::uint32_t key = material_key(turned ? m.mirrored() : m);
         for (const Entry& e : entries_)
-            if (e.key == key) return {e.values, e.offset + (turned ? e.index.rank_turned(p) : e.index.rank(p))};
-        return {nullptr, 0};
+            if (e.key == key)
+                return {e.values->count,
+                        value_of_rule_code(
+                            e.values->codes[e.offset + (turned ? e.index.rank_turned(p) : e.index.rank(p))])};
+        if (!files_) throw std::logic_error("the rule values of " + m.canonical().name() + " are not held");
+        return {governing_count<typename V::draw_rules>(m), files_->distance(p)};
     }
 
 private:
@@ -92,6 +101,7 @@ private:
         const RuleValues* values;
         std::uint64_t offset;
     };
+    const RuleProber<V>* files_;
     std::vector<Entry> entries_;
     std::vector<std::shared_ptr<const RuleValues>> held_;
 };
@@ -170,44 +180,25 @@ private:
 
     // The value for the mover of a move into `child` (the opponent to
     // move): the count kept (one ply more, a draw past `limit`) or started
-    // afresh in the child's material (resolved in this ply).
+    // afresh in the child's material (resolved in this ply). `own`: this
+    // material's codes in the phase being solved.
     Value through(const Position& child, bool man_move_or_capture, int limit,
                   const std::vector<std::uint8_t>& own) const {
         if (child.pieces(child.side_to_move) == 0) return Value::win(1);
-        const auto [values, at] = successors_or_own(child);
-        const bool keeps = values_.count.continues_into(values->count, man_move_or_capture);
-        const std::vector<std::uint8_t>& codes = values == &values_ ? own : values->codes;
-        return resolve(value_of_rule_code(codes[at]), keeps, limit);
-    }
-
-    // The value for the mover of a move into a position of value v (its
-    // side to move's): kept, one ply more; started afresh, resolved now.
-    static Value resolve(Value v, bool keeps, int limit) {
-        if (!keeps) {
-            if (v.wdl == Wdl::loss) return Value::win(1);
-            if (v.wdl == Wdl::win) return Value::loss(1);
-            return Value::draw();
-        }
-        const Value before = before_move(v);
-        return before.plies > limit ? Value::draw() : before;
-    }
-
-    // Where `child` is: in this material (the side its table keeps it on)
-    // or in a material it leads to.
-    std::pair<const RuleValues*, std::uint64_t> successors_or_own(const Position& child) const {
         const bool turned = child.side_to_move == draughts::Color::black;
         const Material m = material_of(child);
         const Material key = turned ? m.mirrored() : m;  // the table's material with White to move
-        const Material& own = values_.material;
-        if (key == own || key == own.mirrored()) {
-            const int side = key == own ? 0 : 1;
+        const Material& material = values_.material;
+        if (key == material || key == material.mirrored()) {
+            const int side = key == material ? 0 : 1;
             const Index<N>& index = space_.side(side);
-            return {&values_, side * values_.positions_per_side + (turned ? index.rank_turned(child) : index.rank(child))};
+            const std::uint64_t at =
+                side * values_.positions_per_side + (turned ? index.rank_turned(child) : index.rank(child));
+            return rule_through(value_of_rule_code(own[at]),
+                                values_.count.continues_into(values_.count, man_move_or_capture), limit);
         }
-        const auto found = successors_.find(child);
-        if (!found.first)
-            throw std::logic_error(own.name() + ": the rule values of " + key.name() + " are not held");
-        return found;
+        const auto [count, v] = successors_.find(child);
+        return rule_through(v, values_.count.continues_into(count, man_move_or_capture), limit);
     }
 
     // Sets up and solves one block pair on this thread.
@@ -253,7 +244,7 @@ private:
                     draughts::make_move(child, Move{0, e.from, e.to, true});
                     v = through(child, true, limit, codes);
                 } else {
-                    v = resolve(value_of_rule_code(codes[e.child(white_kings, black_kings)]), man_move_keeps_, limit);
+                    v = rule_through(value_of_rule_code(codes[e.child(white_kings, black_kings)]), man_move_keeps_, limit);
                 }
                 if (preferred(v, exit)) exit = v;
             }

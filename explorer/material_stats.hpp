@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <numeric>
 #include <optional>
@@ -19,6 +20,7 @@
 #include "draughts/notation.hpp"
 #include "probe/index.hpp"
 #include "probe/prober.hpp"
+#include "probe/rule_prober.hpp"
 
 namespace dtb {
 
@@ -134,6 +136,120 @@ nlohmann::ordered_json stats_json(std::string_view variant, const MaterialStats<
             {"positions_per_side", s.positions_per_side},
             {"white_to_move", side_json<N>(s.white, s.white_example, histogram)},
             {"black_to_move", side_json<N>(s.black, s.black_example, histogram)}};
+}
+
+// Under the move-count draw rules (docs/rules.md), one side to move of a
+// material with its count from zero: the five classes against the plain
+// value and the rule distances (wins and losses by distance, draws, the
+// longest rule win with an example).
+struct RuleSideStats {
+    std::array<std::uint64_t, 5> classes{};  // by RuleClass, loss first
+    SideStats distances;
+
+    std::uint64_t of(RuleClass c) const { return classes[static_cast<std::size_t>(static_cast<int>(c) + 2)]; }
+    // Wins that are still wins when the ending arises with c plies already
+    // counted, for c = 0..limit: those whose rule distance is at most limit - c.
+    std::vector<std::uint64_t> survival(int limit) const {
+        std::vector<std::uint64_t> within(static_cast<std::size_t>(limit) + 1);
+        std::uint64_t sum = 0;
+        for (int d = 0; d <= limit; ++d) {
+            if (static_cast<std::size_t>(d) < distances.wins_at.size()) sum += distances.wins_at[d];
+            within[static_cast<std::size_t>(limit - d)] = sum;
+        }
+        return within;
+    }
+
+    static RuleSideStats join(RuleSideStats a, const RuleSideStats& b) {
+        for (std::size_t i = 0; i < a.classes.size(); ++i) a.classes[i] += b.classes[i];
+        a.distances = SideStats::join(std::move(a.distances), b.distances);
+        return a;
+    }
+};
+
+template <int N>
+struct RuleMaterialStats {
+    Material material;
+    std::uint64_t positions_per_side = 0;
+    GoverningCount count;
+    RuleSideStats white, black;
+    std::optional<draughts::Position<N>> white_example, black_example;  // of the longest rule win
+};
+
+template <class V, class PositionOf>
+RuleSideStats count_rule_side(const Prober<V>& prober, const RuleProber<V>& rules, const Index<V::board_size>& index,
+                              PositionOf position_of) {
+    return tbb::parallel_reduce(
+        tbb::blocked_range<std::uint64_t>(0, index.size(), 4096), RuleSideStats{},
+        [&](const tbb::blocked_range<std::uint64_t>& r, RuleSideStats s) {
+            for (std::uint64_t i = r.begin(); i != r.end(); ++i) {
+                const auto p = position_of(index.unrank(i));
+                const Value d = rules.distance(p);
+                ++s.classes[static_cast<std::size_t>(static_cast<int>(rule_class(prober.wdl(p), d.wdl)) + 2)];
+                s.distances.add(d, i);
+            }
+            return s;
+        },
+        RuleSideStats::join);
+}
+
+// Probes every position of `m` under the rules, both sides to move (TBB
+// threads). Throws RulesRefused for a material without rule tables.
+template <class V>
+RuleMaterialStats<V::board_size> rule_material_stats(const Prober<V>& prober, const RuleProber<V>& rules,
+                                                     const Material& m) {
+    using Position = draughts::Position<V::board_size>;
+    const Index<V::board_size> own(m), mirror(m.mirrored());
+    const auto same = [](const Position& p) { return p; };
+    const auto turned = [](const Position& p) { return p.flipped(); };
+    RuleMaterialStats<V::board_size> s{m,
+                                       own.size(),
+                                       governing_count<typename V::draw_rules>(m),
+                                       count_rule_side(prober, rules, own, same),
+                                       count_rule_side(prober, rules, mirror, turned),
+                                       std::nullopt,
+                                       std::nullopt};
+    if (s.white.distances.max_win() >= 0) s.white_example = own.unrank(s.white.distances.example);
+    if (s.black.distances.max_win() >= 0) s.black_example = mirror.unrank(s.black.distances.example).flipped();
+    return s;
+}
+
+// The object of `dtb stats --rules --json` (and of the explorer's rule
+// statistics): per side to move the five classes, the longest rule win and
+// an example, the rule distances as [plies, positions] pairs, and the
+// survival curve (wins left with c plies counted, c = 0..limit).
+inline std::string json_key(RuleClass c) {
+    std::string key(to_string(c));
+    std::replace(key.begin(), key.end(), ' ', '_');
+    return key;
+}
+
+template <int N>
+nlohmann::ordered_json rule_stats_json(std::string_view variant, const RuleMaterialStats<N>& s) {
+    const auto side = [&](const RuleSideStats& st, const std::optional<draughts::Position<N>>& example) {
+        nlohmann::ordered_json classes;
+        for (RuleClass c : {RuleClass::win, RuleClass::cursed_win, RuleClass::draw, RuleClass::blessed_loss,
+                            RuleClass::loss})
+            classes[json_key(c)] = st.of(c);
+        nlohmann::ordered_json j = side_json<N>(st.distances, example, true);
+        nlohmann::ordered_json out = {{"classes", classes},
+                                      {"longest_rule_win", j["max_dtw_win"]},
+                                      {"count_at_longest", j["count_at_max_win"]},
+                                      {"example_longest", j["example_max_win"]},
+                                      {"rule_distances", j["histogram"]},
+                                      {"survival", st.survival(s.count.limit)}};
+        return out;
+    };
+    nlohmann::ordered_json rule = {{"article", s.count.article}, {"limit", s.count.limit}};
+    if (s.count.has_road()) {
+        rule["road_article"] = s.count.road_article;
+        rule["road_limit"] = s.count.road_limit;
+    }
+    return {{"variant", variant},
+            {"material", s.material.name()},
+            {"positions_per_side", s.positions_per_side},
+            {"rule", rule},
+            {"white_to_move", side(s.white, s.white_example)},
+            {"black_to_move", side(s.black, s.black_example)}};
 }
 
 }  // namespace dtb

@@ -48,6 +48,10 @@ dtb_status guarded(F&& f) noexcept {
         return fail(status_of(e.kind()), e.what());
     } catch (const dtb::PositionError& e) {
         return fail(DTB_ILLEGAL_POSITION, e.what());
+    } catch (const dtb::CountError& e) {
+        return fail(DTB_INVALID_COUNT, e.what());
+    } catch (const dtb::RulesRefused& e) {
+        return fail(DTB_RULES_REFUSED, e.what());
     } catch (const std::invalid_argument& e) {  // unknown variant, malformed FEN
         return fail(DTB_INVALID_ARGUMENT, e.what());
     } catch (const std::bad_alloc&) {
@@ -66,6 +70,29 @@ bool missing(const void* p, const char* name, dtb_status& status) noexcept {
 }
 
 dtb_value to_c(dtb::Value v) noexcept { return {static_cast<int>(v.wdl), v.plies}; }
+
+const char* to_c(std::string_view article) noexcept { return article.empty() ? "" : article.data(); }
+
+dtb_rule_value to_c(const dtb::RuleValue& v) noexcept {
+    return {static_cast<int>(v.wdl), static_cast<int>(v.label), to_c(v.distance), v.plies_left, to_c(v.article),
+            to_c(v.road_article), to_c(v.dtw)};
+}
+
+// DTB_COUNT_UNSET is "not given"; any other negative count is refused by the probe.
+dtb::RuleCounts from_c(const dtb_counts* c) {
+    dtb::RuleCounts counts;
+    if (!c) return counts;
+    const auto one = [](int v) { return v == DTB_COUNT_UNSET ? std::optional<int>() : std::optional<int>(v); };
+    counts.kings_only = one(c->kings_only);
+    counts.ending = one(c->ending);
+    counts.road = one(c->road);
+    return counts;
+}
+
+dtb_counts to_c(const dtb::RuleCounts& c) noexcept {
+    return {c.kings_only.value_or(DTB_COUNT_UNSET), c.ending.value_or(DTB_COUNT_UNSET),
+            c.road.value_or(DTB_COUNT_UNSET)};
+}
 
 }  // namespace
 
@@ -149,6 +176,31 @@ dtb_status dtb_best_line(const dtb_tablebase* tb, const dtb_position* position, 
     });
 }
 
+dtb_status dtb_probe_rules(const dtb_tablebase* tb, const dtb_position* position, const dtb_counts* counts,
+                           dtb_rule_value* out) {
+    dtb_status status = DTB_OK;
+    if (missing(tb, "tb", status) || missing(position, "position", status) || missing(out, "out", status))
+        return status;
+    return guarded([&] { *out = to_c(tb->tablebase.rule_value(*position, from_c(counts))); });
+}
+
+dtb_status dtb_best_move_rules(const dtb_tablebase* tb, const dtb_position* position, const dtb_counts* counts,
+                               dtb_move* move, int* has_move, dtb_counts* counts_after, dtb_rule_value* after) {
+    dtb_status status = DTB_OK;
+    if (missing(tb, "tb", status) || missing(position, "position", status) || missing(move, "move", status) ||
+        missing(has_move, "has_move", status) || missing(counts_after, "counts_after", status) ||
+        missing(after, "after", status))
+        return status;
+    return guarded([&] {
+        const auto best = tb->tablebase.rule_best_move(*position, from_c(counts));
+        *has_move = best.has_value();
+        if (!best) return;
+        *move = best->move;
+        *counts_after = to_c(best->counts);
+        *after = to_c(best->after);
+    });
+}
+
 const char* dtb_last_error(void) { return last_error.c_str(); }
 
 const char* dtb_status_name(dtb_status status) {
@@ -164,6 +216,8 @@ const char* dtb_status_name(dtb_status status) {
         case DTB_ILLEGAL_POSITION: return "illegal position";
         case DTB_OUT_OF_MEMORY: return "out of memory";
         case DTB_INTERNAL_ERROR: return "internal error";
+        case DTB_INVALID_COUNT: return "invalid count";
+        case DTB_RULES_REFUSED: return "rules refused";
     }
     return "unknown status";
 }

@@ -1,5 +1,7 @@
 // The errors the probe library reports: a table that is missing or damaged,
-// and a position that no table can hold.
+// a position that no table can hold, and (values under the move-count draw
+// rules, docs/rules.md) a material whose value needs more than one count,
+// and counts of a game that cannot be.
 #pragma once
 
 #include <filesystem>
@@ -37,6 +39,28 @@ private:
 class PositionError : public std::invalid_argument {
 public:
     using std::invalid_argument::invalid_argument;
+};
+
+// A material whose value under the draw rules needs more than one number
+// (Russian 7.2.5 with 7.2.6, 7.2.7 with men; docs/rules.md): no table of it
+// is built, and a probe of it names the articles.
+class RulesRefused : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// A count of a game in progress that cannot be (negative, past its limit,
+// larger than a count it cannot exceed) or that the position or variant does
+// not have. count() names it: 'K' (plies since the last man move or
+// capture), 'E' (since the lone-king ending arose), 'T' (since the lone king
+// first stood alone on the main road).
+class CountError : public std::invalid_argument {
+public:
+    CountError(char count, const std::string& reason) : std::invalid_argument(reason), count_(count) {}
+    char count() const noexcept { return count_; }
+
+private:
+    char count_;
 };
 
 }  // namespace dtb

@@ -18,6 +18,7 @@
 #include "draughts/notation.hpp"
 #include "probe/errors.hpp"
 #include "probe/index.hpp"
+#include "probe/rule_count.hpp"
 #include "probe/table_set.hpp"
 #include "probe/value.hpp"
 
@@ -51,7 +52,7 @@ public:
     };
 
     explicit Prober(const std::filesystem::path& dir, std::size_t cache_bytes = default_cache_bytes)
-        : tables_(std::string(V::name), dir, index_size, cache_bytes) {
+        : tables_(std::string(V::name), dir, check_file, cache_bytes) {
         // A file named after a material too large for the board has no index:
         // its probes report the file (locate) instead of failing the whole directory.
         for (const Material& m : tables_.materials()) {
@@ -185,12 +186,34 @@ private:
         return value_of_dtw_code(tables_.stored_dtw_code(at.slot, at.g));
     }
 
-    static std::uint64_t index_size(const Material& m) {
+    // A file whose index size disagrees with the material's is refused; so is
+    // a .rul built under other rules than the variant's for its material.
+    static void check_file(const Material& m, const TableFile& file) {
+        const TableHeader& h = file.header();
+        std::uint64_t expected = 0;
         try {
-            return Index<N>(m).size();
+            expected = Index<N>(m).size();
         } catch (const IndexError&) {
-            return 0;  // no file can match: the table is refused as foreign
+            // no file can match: the table is refused as foreign
         }
+        if (h.positions_per_side != expected)
+            throw TableError(TableErrorKind::foreign, file.path(),
+                             "holds " + std::to_string(h.positions_per_side) + " positions per side, the index of " +
+                                 m.name() + " has " + std::to_string(expected));
+        if (h.kind != TableKind::rul) return;
+        RuleRecord wanted;
+        try {
+            wanted = rule_record<typename V::draw_rules>(governing_count<typename V::draw_rules>(m), h.rules.literal_road);
+        } catch (const RulesRefused& e) {
+            throw TableError(TableErrorKind::foreign, file.path(), std::string("no rule table can be right: ") + e.what());
+        }
+        if (h.rules != wanted)
+            throw TableError(TableErrorKind::foreign, file.path(),
+                             "built under other draw rules (profile " + h.rules.profile + ", limit " +
+                                 std::to_string(h.rules.limit) + ", road limit " + std::to_string(h.rules.road_limit) +
+                                 ") than dtb's " + wanted.profile + " rules for " + m.name() + " (limit " +
+                                 std::to_string(wanted.limit) + ", road limit " + std::to_string(wanted.road_limit) +
+                                 "): rebuild it with dtb build --rules");
     }
 
     TableSet tables_;

@@ -18,7 +18,9 @@
 #include <string_view>
 
 #include "draughts/position.hpp"
+#include "probe/errors.hpp"
 #include "probe/material.hpp"
+#include "probe/table_format.hpp"
 #include "probe/value.hpp"
 
 namespace dtb {
@@ -48,12 +50,6 @@ struct GoverningCount {
         if (child.id != id) return false;
         return kind == CountKind::lone_king || !man_move_or_capture;
     }
-};
-
-// A material whose value under the rules needs more than one number.
-class RulesRefused : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
 };
 
 // The count that governs material m under the draw rules `Draw`. Throws
@@ -98,6 +94,27 @@ GoverningCount governing_count(const Material& m) {
                                "not built");
     }
     return {CountKind::kings_only, Draw::kings_only.limit, 0, 0, Draw::kings_only.article, {}};
+}
+
+// The rules record of the .rul file of a material governed by `g`
+// (docs/format.md, "Rule tables"); `literal_road` as the set was built.
+template <class Draw>
+RuleRecord rule_record(const GoverningCount& g, bool literal_road) {
+    return {std::string(Draw::profile), static_cast<int>(g.kind), g.limit, g.road_limit, literal_road ? 1 : 0};
+}
+
+// The rule distance, for the side that moves, of a move into a position of
+// rule distance v (for its side to move): a move that keeps the count adds
+// a ply (past `limit`, a draw); one that starts it afresh resolves the
+// count in this ply (a win in 1 if v is a loss, a loss in 1 if a win).
+constexpr Value rule_through(Value v, bool keeps, int limit) noexcept {
+    if (!keeps) {
+        if (v.wdl == Wdl::loss) return Value::win(1);
+        if (v.wdl == Wdl::win) return Value::loss(1);
+        return Value::draw();
+    }
+    const Value before = before_move(v);
+    return before.plies > limit ? Value::draw() : before;
 }
 
 // Whether the lone king of a position stands alone on the main road (the

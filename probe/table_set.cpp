@@ -6,9 +6,9 @@
 
 namespace dtb {
 
-TableSet::TableSet(std::string variant, const std::filesystem::path& dir, IndexSize index_size,
+TableSet::TableSet(std::string variant, const std::filesystem::path& dir, CheckFile check_file,
                    std::size_t cache_bytes)
-    : variant_(std::move(variant)), directory_(dir / variant_), index_size_(std::move(index_size)),
+    : variant_(std::move(variant)), directory_(dir / variant_), check_file_(std::move(check_file)),
       cache_(cache_bytes) {
     std::error_code error;
     if (!std::filesystem::is_directory(directory_, error))
@@ -17,15 +17,17 @@ TableSet::TableSet(std::string variant, const std::filesystem::path& dir, IndexS
                              " (give --dir DIR, the folder that holds it)");
     // Canonical materials by name; files with other names (the manifest,
     // temporary files of a build) are not tables.
-    std::map<std::string, std::array<bool, 2>> found;
+    std::map<std::string, std::array<bool, kinds>> found;
     for (const auto& entry : std::filesystem::directory_iterator(directory_, error)) {
         const std::filesystem::path& p = entry.path();
         const std::string ext = p.extension().string();
-        if (ext != ".wld" && ext != ".dtw") continue;
+        int kind = 0;
+        while (kind < kinds && ext != "." + std::string(extension(static_cast<TableKind>(kind)))) ++kind;
+        if (kind == kinds) continue;
         try {
             const Material m = Material::parse(p.stem().string());
             if (!m.is_canonical() || m.name() != p.stem().string()) continue;
-            found[m.name()][ext == ".wld" ? 0 : 1] = true;
+            found[m.name()][kind] = true;
         } catch (const MaterialError&) {
         }
     }
@@ -64,15 +66,13 @@ const TableFile& TableSet::file(int slot, TableKind kind) const {
     if (const TableFile* f = s.open[k].load(std::memory_order_relaxed)) return *f;
     if (s.failure[k]) std::rethrow_exception(s.failure[k]);
     const std::filesystem::path path = path_of(s.material, kind);
-    if (!s.present[k]) throw TableError(TableErrorKind::missing, path, "no such file");
+    if (!s.present[k])
+        throw TableError(TableErrorKind::missing, path,
+                         "no such file (build it with dtb build --material " + s.material.name() +
+                             (kind == TableKind::rul ? " --rules" : "") + ")");
     try {
         auto table = std::make_unique<TableFile>(TableFile::open(path, {variant_, s.material, kind}));
-        const std::uint64_t expected = index_size_(s.material);
-        if (table->header().positions_per_side != expected)
-            throw TableError(TableErrorKind::foreign, path,
-                             "holds " + std::to_string(table->header().positions_per_side) +
-                                 " positions per side, the index of " + s.material.name() + " has " +
-                                 std::to_string(expected));
+        check_file_(s.material, *table);
         s.storage[k] = std::move(table);
     } catch (const TableError&) {
         s.failure[k] = std::current_exception();
@@ -87,7 +87,7 @@ std::uint32_t TableSet::stored_code(int slot, TableKind kind, std::uint64_t g) c
     const TableHeader& h = f.header();
     const std::uint64_t block = g >> h.block_shift;
     const std::uint64_t k = g & (h.block_positions() - 1);
-    const BlockCache::Key key{static_cast<std::uint32_t>(2 * slot + static_cast<int>(kind)), block};
+    const BlockCache::Key key{static_cast<std::uint32_t>(kinds * slot + static_cast<int>(kind)), block};
     return cache_.with_block(
         key, h.block_bytes(block), [&](std::span<std::byte> out) { f.read_block(block, out); },
         [&](std::span<const std::byte> bytes) { return value_at(bytes, h.value_bits, k); });
@@ -104,6 +104,10 @@ Wdl TableSet::stored_wdl(int slot, std::uint64_t g) const {
 
 std::uint32_t TableSet::stored_dtw_code(int slot, std::uint64_t g) const {
     return stored_code(slot, TableKind::dtw, g);
+}
+
+std::uint32_t TableSet::stored_rule_code(int slot, std::uint64_t g) const {
+    return stored_code(slot, TableKind::rul, g);
 }
 
 }  // namespace dtb

@@ -25,12 +25,14 @@ inline constexpr std::size_t default_cache_bytes = std::size_t{64} << 20;
 
 class TableSet {
 public:
-    // The index size of a canonical material: a file whose header disagrees is refused.
-    using IndexSize = std::function<std::uint64_t(const Material&)>;
+    // Checks a file of a canonical material once it is opened and its header
+    // read (its index size; a .rul's rules): throws TableError if it is not
+    // the table expected.
+    using CheckFile = std::function<void(const Material&, const TableFile&)>;
 
     // Lists the tables in `dir`/`variant`. Throws TableError (missing) if that
     // directory does not exist.
-    TableSet(std::string variant, const std::filesystem::path& dir, IndexSize index_size,
+    TableSet(std::string variant, const std::filesystem::path& dir, CheckFile check_file,
              std::size_t cache_bytes = default_cache_bytes);
     ~TableSet();
 
@@ -55,6 +57,7 @@ public:
     // The canonical materials present, in name order, and whether each file is.
     const std::vector<Material>& materials() const noexcept { return materials_; }
     bool has(int slot, TableKind kind) const noexcept { return slots_[slot].present[static_cast<int>(kind)]; }
+    static constexpr int kinds = 3;  // .wld, .dtw, .rul
 
     // The file, opened and checked on first use. Throws TableError, the
     // same one every time for a file that failed (until the set is reopened).
@@ -65,18 +68,21 @@ public:
     // TableError if the file needed is missing or damaged.
     Wdl stored_wdl(int slot, std::uint64_t g) const;
     std::uint32_t stored_dtw_code(int slot, std::uint64_t g) const;
+    // The rule code (probe/rule_count.hpp) of value g of a .rul file: its
+    // value arrays one after the other (docs/format.md, "Rule tables").
+    std::uint32_t stored_rule_code(int slot, std::uint64_t g) const;
 
     BlockCache& cache() const noexcept { return cache_; }
 
 private:
     struct Slot {
         Material material;
-        std::array<bool, 2> present{};
-        std::array<std::atomic<const TableFile*>, 2> open{};
-        std::array<std::unique_ptr<TableFile>, 2> storage;
+        std::array<bool, kinds> present{};
+        std::array<std::atomic<const TableFile*>, kinds> open{};
+        std::array<std::unique_ptr<TableFile>, kinds> storage;
         // Why a file could not be opened: kept, so that probes of a damaged
         // table do not map and check it again each time.
-        std::array<std::exception_ptr, 2> failure;
+        std::array<std::exception_ptr, kinds> failure;
     };
 
     // Open addressing over the packed counts: no division, no allocation.
@@ -94,7 +100,7 @@ private:
 
     std::string variant_;
     std::filesystem::path directory_;
-    IndexSize index_size_;
+    CheckFile check_file_;
     std::vector<Material> materials_;
     std::unique_ptr<Slot[]> slots_;
     std::vector<Lookup> lookup_;

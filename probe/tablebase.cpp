@@ -6,6 +6,7 @@
 #include "dtb.hpp"
 #include "draughts/variant.hpp"
 #include "probe/prober.hpp"
+#include "probe/rule_prober.hpp"
 
 namespace dtb {
 
@@ -21,6 +22,9 @@ public:
     virtual Value value(const dtb_position& p) const = 0;
     virtual std::optional<Tablebase::BestMove> best_move(const dtb_position& p) const = 0;
     virtual std::vector<dtb_move> best_line(const dtb_position& p) const = 0;
+    virtual RuleValue rule_value(const dtb_position& p, const RuleCounts& counts) const = 0;
+    virtual std::optional<Tablebase::RuleBestMove> rule_best_move(const dtb_position& p,
+                                                                  const RuleCounts& counts) const = 0;
     virtual BlockCache::Stats cache_stats() const = 0;
 };
 
@@ -35,7 +39,7 @@ public:
     using Position = draughts::Position<N>;
 
     VariantTablebase(const std::filesystem::path& dir, std::size_t cache_bytes)
-        : prober_(dir, cache_bytes), variant_(V::name) {}
+        : prober_(dir, cache_bytes), rules_(prober_), variant_(V::name) {}
 
     const std::string& variant() const noexcept override { return variant_; }
     int board_size() const noexcept override { return N; }
@@ -62,6 +66,18 @@ public:
             draughts::make_move(position, m);
         }
         return line;
+    }
+
+    RuleValue rule_value(const dtb_position& p, const RuleCounts& counts) const override {
+        return rules_.value(to_position(p), counts);
+    }
+
+    std::optional<Tablebase::RuleBestMove> rule_best_move(const dtb_position& p,
+                                                          const RuleCounts& counts) const override {
+        const Position position = to_position(p);
+        const auto best = rules_.best_move(position, counts);
+        if (!best) return std::nullopt;
+        return Tablebase::RuleBestMove{to_move(position, best->move), best->counts, best->after};
     }
 
     BlockCache::Stats cache_stats() const override { return prober_.tables().cache().stats(); }
@@ -120,6 +136,7 @@ private:
     }
 
     Prober<V> prober_;
+    RuleProber<V> rules_;
     std::string variant_;
 };
 
@@ -143,6 +160,13 @@ Wdl Tablebase::wdl(const dtb_position& p) const { return impl_->wdl(p); }
 Value Tablebase::value(const dtb_position& p) const { return impl_->value(p); }
 std::optional<Tablebase::BestMove> Tablebase::best_move(const dtb_position& p) const { return impl_->best_move(p); }
 std::vector<dtb_move> Tablebase::best_line(const dtb_position& p) const { return impl_->best_line(p); }
+RuleValue Tablebase::rule_value(const dtb_position& p, const RuleCounts& counts) const {
+    return impl_->rule_value(p, counts);
+}
+std::optional<Tablebase::RuleBestMove> Tablebase::rule_best_move(const dtb_position& p,
+                                                                 const RuleCounts& counts) const {
+    return impl_->rule_best_move(p, counts);
+}
 BlockCache::Stats Tablebase::cache_stats() const { return impl_->cache_stats(); }
 
 }  // namespace dtb

@@ -12,6 +12,7 @@
 #include "builder/cli/commands.hpp"
 #include "builder/mpi/distributed_build.hpp"
 #include "builder/table_writer.hpp"
+#include "draughts/variant.hpp"
 
 namespace dtb::cli {
 
@@ -29,6 +30,8 @@ struct BuildCommandOptions {
     int dtw_compression = 3;
     std::uint64_t team_positions = BuildOptions{}.team_positions;
     double rank_timeout = BuildOptions{}.rank_timeout_seconds;
+    bool rules = false;
+    bool literal_road = false;
 };
 
 void print_summary(const BuildReport& r) {
@@ -57,6 +60,13 @@ void print_summary(const BuildReport& r) {
     fmt::print("built {} materials ({} positions) in {:.1f} s, {:.1f} M positions/s; {} already built; "
                "tables {} bytes .wld, {} bytes .dtw; peak memory {} MiB{}\n",
                built, r.positions_built, r.seconds, rate / 1e6, skipped, wld, dtw, r.peak_memory_bytes >> 20, budget);
+    if (const auto& rules = r.rules) {
+        const double rule_rate = rules->seconds > 0 ? static_cast<double>(rules->positions_built) / rules->seconds : 0;
+        fmt::print("rule tables: built {} ({} positions) in {:.1f} s, {:.1f} M positions/s; {} already built; "
+                   "{} refused by the rules; .rul {} bytes\n",
+                   rules->built, rules->positions_built, rules->seconds, rule_rate / 1e6, rules->skipped,
+                   rules->refused.size(), rules->bytes);
+    }
 }
 
 void run_build(const BuildCommandOptions& c) {
@@ -78,6 +88,9 @@ void run_build(const BuildCommandOptions& c) {
     for (const std::string& name : c.materials) o.options += " --material " + name;
     o.team_positions = c.team_positions;
     o.rank_timeout_seconds = c.rank_timeout;
+    o.rules = c.rules;
+    o.literal_road = c.literal_road;
+    if (c.rules) o.options += c.literal_road ? " --rules --literal-road" : " --rules";
     if (mpi::launched_by_mpi()) {
         // Every rank runs this; rank 0 reports.
         if (const std::optional<BuildReport> r = mpi::build_tables(o)) print_summary(*r);
@@ -91,7 +104,8 @@ void run_build(const BuildCommandOptions& c) {
 void add_build_command(CLI::App& app) {
     auto options = std::make_shared<BuildCommandOptions>();
     auto* cmd = app.add_subcommand(
-        "build", "Solve materials and write their .wld and .dtw tables (resumes a build that was stopped)");
+        "build", "Solve materials and write their .wld and .dtw tables, with --rules also .rul (resumes a build that "
+        "was stopped)");
     add_variant_option(*cmd, options->variant);
     add_dir_option(*cmd, options->dir);
     auto* pieces = cmd->add_option("--pieces", options->pieces, "every material of up to N pieces")
@@ -122,9 +136,19 @@ void add_build_command(CLI::App& app) {
                     "under MPI: seconds a rank may go unheard before it is taken as lost (its node or network "
                     "down) and the job ends, naming it (default 20)")
         ->check(CLI::Range(2.0, 86400.0));
+    auto* rules = cmd->add_flag("--rules", options->rules,
+                                "also the .rul tables: values under the variant's move-count draw rules "
+                                "(docs/rules.md), after the plain tables");
+    cmd->add_flag("--literal-road", options->literal_road,
+                  "Russian, with --rules: 7.2.7's main road read literally (the lone king on it, whatever else "
+                  "stands there) instead of lidraughts' reading (alone on it)")
+        ->needs(rules);
     cmd->callback([options, pieces, material] {
         if (pieces->count() == 0 && material->count() == 0)
             throw CLI::RequiredError("--pieces N or --material M");
+        if (options->literal_road &&
+            draughts::with_variant(options->variant, []<class V>() { return V::draw_rules::main_road.empty(); }, true))
+            throw CLI::ValidationError("--literal-road", "only Russian has a main-road rule (7.2.7); leave it out");
         run_build(*options);
     });
 }

@@ -3,7 +3,8 @@
 // With --full it also checks every stored value against the position's moves,
 // a forward pass written apart from the solver: the value of a position
 // without a capture must be the best over its moves of the values the tables
-// give after them. Exit status 0 only if every table holds.
+// give after them; for a .rul table (docs/rules.md), every rule distance the
+// best over its moves under its count. Exit status 0 only if every table holds.
 #include <atomic>
 #include <memory>
 #include <mutex>
@@ -19,6 +20,7 @@
 #include "builder/cli/commands.hpp"
 #include "draughts/variant.hpp"
 #include "probe/prober.hpp"
+#include "probe/rule_prober.hpp"
 
 namespace dtb::cli {
 
@@ -72,6 +74,45 @@ std::uint64_t check_values(const Prober<V>& prober, int slot, std::string& first
     return wrong;
 }
 
+// The same check of a .rul table: every stored rule distance of a position
+// without a capture against the one its moves give (RuleProber::searched);
+// with a main road, each array under its own count, and positions with the
+// lone king alone on the road before it holding their value after it.
+template <class V>
+std::uint64_t check_rule_values(const Prober<V>& prober, int slot, std::string& first) {
+    constexpr int N = V::board_size;
+    using Position = draughts::Position<N>;
+    const TableSet& tables = prober.tables();
+    const Material m = tables.materials()[slot];
+    const RuleProber<V> rules(prober);
+    const TableHeader& h = tables.file(slot, TableKind::rul).header();
+    const bool literal = h.rules.literal_road != 0;
+    const Index<N> own(m), mirror(m.mirrored());
+    const std::uint64_t size = static_cast<std::uint64_t>(sides_of(m)) * own.size();
+    std::atomic<std::uint64_t> wrong{0};
+    std::mutex first_mutex;
+    for (int array = 0; array < h.rules.arrays(); ++array) {
+        const bool after_road = array == 1;
+        tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, size, 4096), [&](const tbb::blocked_range<std::uint64_t>& r) {
+            for (std::uint64_t g = r.begin(); g != r.end(); ++g) {
+                const Position p = table_position(own, mirror, g);
+                if (draughts::has_capture<V>(p)) continue;  // stored as a filler
+                const bool on_road = !after_road && h.rules.road_limit > 0 && lone_king_on_road(p, literal);
+                const Value expected = on_road ? rules.distance(p, true) : rules.searched(p, after_road);
+                const Value stored = value_of_rule_code(tables.stored_rule_code(slot, array * size + g));
+                if (stored == expected) continue;
+                if (wrong++ == 0) {
+                    const std::lock_guard lock(first_mutex);
+                    first = fmt::format("{} (position {}{}): the .rul file holds {}, its moves give {}",
+                                        draughts::to_fen(p), g, after_road ? ", after the main road" : "",
+                                        to_string(stored), to_string(expected));
+                }
+            }
+        });
+    }
+    return wrong;
+}
+
 template <class V>
 void run_verify(const VerifyOptions& o) {
     const Prober<V> prober(o.dir);
@@ -81,18 +122,21 @@ void run_verify(const VerifyOptions& o) {
     if (o.material.empty()) {
         for (const auto& entry : std::filesystem::directory_iterator(tables.directory())) {
             const auto ext = entry.path().extension();
-            if (ext == ".wld" || ext == ".dtw") files.insert(entry.path());
+            if (ext == ".wld" || ext == ".dtw" || ext == ".rul") files.insert(entry.path());
         }
         if (files.empty())
-            throw std::runtime_error("no tables (*.wld, *.dtw) in " + tables.directory().string());
+            throw std::runtime_error("no tables (*.wld, *.dtw, *.rul) in " + tables.directory().string());
     } else {
         const Material m = Material::parse(o.material).canonical();
         for (TableKind kind : {TableKind::wld, TableKind::dtw}) files.insert(tables.path_of(m, kind));
+        if (std::filesystem::exists(tables.path_of(m, TableKind::rul))) files.insert(tables.path_of(m, TableKind::rul));
     }
     int failed = 0;
     for (const auto& path : files) {
         try {
-            const TableKind kind = path.extension() == ".wld" ? TableKind::wld : TableKind::dtw;
+            const TableKind kind = path.extension() == ".wld"   ? TableKind::wld
+                                   : path.extension() == ".dtw" ? TableKind::dtw
+                                                                : TableKind::rul;
             const auto found = tables.find(Material::parse(path.stem().string()));
             if (found.slot < 0 || found.mirrored || tables.path_of(tables.materials()[found.slot], kind) != path) {
                 if (std::filesystem::exists(path))
@@ -116,25 +160,29 @@ void run_verify(const VerifyOptions& o) {
         for (int slot = 0; slot < static_cast<int>(tables.materials().size()); ++slot) {
             const Material& m = tables.materials()[slot];
             if (!o.material.empty() && m != Material::parse(o.material).canonical()) continue;
-            std::string first;
-            std::uint64_t wrong = 0;
-            try {
-                wrong = check_values(prober, slot, first);
-            } catch (const std::exception& e) {  // a table it leads to is missing or damaged
-                wrong = 1;
-                first = e.what();
-            }
-            checked += 1;
-            if (wrong == 0) {
-                fmt::print("ok      {}: every value is the best over its moves\n", m.name());
-            } else {
-                ++failed;
-                fmt::print("FAILED  {}: {} positions disagree with their moves; first {}\n", m.name(), wrong, first);
+            for (const bool under_rules : {false, true}) {
+                if (under_rules && !tables.has(slot, TableKind::rul)) continue;
+                const std::string what = under_rules ? m.name() + ".rul" : m.name();
+                std::string first;
+                std::uint64_t wrong = 0;
+                try {
+                    wrong = under_rules ? check_rule_values(prober, slot, first) : check_values(prober, slot, first);
+                } catch (const std::exception& e) {  // a table it leads to is missing or damaged
+                    wrong = 1;
+                    first = e.what();
+                }
+                checked += 1;
+                if (wrong == 0) {
+                    fmt::print("ok      {}: every value is the best over its moves\n", what);
+                } else {
+                    ++failed;
+                    fmt::print("FAILED  {}: {} positions disagree with their moves; first {}\n", what, wrong, first);
+                }
             }
         }
     }
     if (failed > 0)
-        throw TableFailures(fmt::format("{} of {} {} failed verification: rebuild them with dtb build", failed,
+        throw TableFailures(fmt::format("{} of {} {} failed verification: rebuild them with dtb build (with --rules for .rul tables)", failed,
                                         files.size() + checked, checked ? "tables and materials" : "tables"));
     fmt::print("all {} tables verified{}\n", files.size(), o.full ? ", values checked against their moves" : "");
 }
@@ -147,7 +195,7 @@ void add_verify_command(CLI::App& app) {
         "verify", "Check the header, checksums and values of every table (exit status 0 only if all hold)");
     add_variant_option(*cmd, options->variant);
     add_dir_option(*cmd, options->dir);
-    cmd->add_option("--material", options->material, "verify only this material's .wld and .dtw tables");
+    cmd->add_option("--material", options->material, "verify only this material's .wld, .dtw (and .rul) tables");
     cmd->add_flag("--full", options->full,
                   "also check every value against the position's moves (a forward pass over every position)");
     cmd->add_option("--threads", options->threads, "threads for --full (default: every core)")

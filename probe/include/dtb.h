@@ -34,7 +34,9 @@ typedef enum dtb_status {
     DTB_INVALID_ARGUMENT = 7,  /* unknown variant, malformed FEN, null pointer */
     DTB_ILLEGAL_POSITION = 8,  /* a position no table can hold */
     DTB_OUT_OF_MEMORY = 9,
-    DTB_INTERNAL_ERROR = 10
+    DTB_INTERNAL_ERROR = 10,
+    DTB_INVALID_COUNT = 11,    /* a count of the game that cannot be, or that the position does not have */
+    DTB_RULES_REFUSED = 12     /* a material whose value under the draw rules needs two counts: no table */
 } dtb_status;
 
 typedef enum dtb_wdl { DTB_LOSS = -1, DTB_DRAW = 0, DTB_WIN = 1 } dtb_wdl;
@@ -58,6 +60,34 @@ typedef struct dtb_move {
     int promotes;        /* 1 if a man is crowned */
     char text[256];      /* the move in PDN: 32-28, 28x19 or the full path when needed */
 } dtb_move;
+
+/* The counts of a game in progress under the move-count draw rules
+ * (docs/rules.md), in plies; DTB_COUNT_UNSET: the count starts now. */
+#define DTB_COUNT_UNSET (-1)
+typedef struct dtb_counts {
+    int kings_only; /* K: since the last man move or capture */
+    int ending;     /* E: since the current lone-king ending arose */
+    int road;       /* T: Russian, since the lone king first stood alone on the main road in it */
+} dtb_counts;
+
+/* The value under the rules against the plain value. */
+typedef enum dtb_rule_class {
+    DTB_CLASS_LOSS = -2,
+    DTB_CLASS_BLESSED_LOSS = -1, /* lost with perfect play, drawn by the count */
+    DTB_CLASS_DRAW = 0,
+    DTB_CLASS_CURSED_WIN = 1,    /* won with perfect play, drawn by the count */
+    DTB_CLASS_WIN = 2
+} dtb_rule_class;
+
+typedef struct dtb_rule_value {
+    int wdl;              /* a dtb_wdl: under the rules, at the counts given */
+    int rule_class;       /* a dtb_rule_class */
+    dtb_value distance;   /* the rule distance: won (lost) while at most plies_left */
+    int plies_left;       /* left on the governing count */
+    const char* article;      /* the rule of the governing count (static storage) */
+    const char* road_article; /* Russian 7.2.7 when the main-road count runs too, else "" */
+    dtb_value dtw;        /* the plain value */
+} dtb_rule_value;
 
 typedef struct dtb_tablebase dtb_tablebase;
 
@@ -94,6 +124,16 @@ dtb_status dtb_best_move(const dtb_tablebase* tb, const dtb_position* position, 
  * length of the line, which may exceed capacity. */
 dtb_status dtb_best_line(const dtb_tablebase* tb, const dtb_position* position, dtb_move* moves, size_t capacity,
                          size_t* count);
+
+/* Under the move-count draw rules, from the .rul tables: the value at the
+ * counts of the game in progress (NULL: every count starts now). */
+dtb_status dtb_probe_rules(const dtb_tablebase* tb, const dtb_position* position, const dtb_counts* counts,
+                           dtb_rule_value* out);
+/* The move that keeps the value under the rules (a win inside the count),
+ * the counts after it and the value after it (for the side to move then).
+ * *has_move is 0 when there is no legal move or the count has drawn the game. */
+dtb_status dtb_best_move_rules(const dtb_tablebase* tb, const dtb_position* position, const dtb_counts* counts,
+                               dtb_move* move, int* has_move, dtb_counts* counts_after, dtb_rule_value* after);
 
 /* The message of the last error of the calling thread ("" after success). */
 const char* dtb_last_error(void);

@@ -5,7 +5,9 @@
 //
 // Errors are exceptions: dtb::TableError (missing, wrong, truncated or
 // corrupted table, with the file's name), dtb::PositionError (a position no
-// table can hold), std::invalid_argument (unknown variant, malformed FEN).
+// table can hold), std::invalid_argument (unknown variant, malformed FEN);
+// under the draw rules also dtb::CountError (a count that cannot be, naming
+// it) and dtb::RulesRefused (a material no rule table is built for).
 // One Tablebase may be used from many threads at once.
 #pragma once
 
@@ -21,6 +23,7 @@
 #include "probe/block_cache.hpp"
 #include "probe/errors.hpp"
 #include "probe/material.hpp"
+#include "probe/rule_value.hpp"
 #include "probe/value.hpp"
 
 namespace dtb {
@@ -53,6 +56,19 @@ public:
     std::optional<BestMove> best_move(const dtb_position& p) const;
     // Perfect play to the end of a won or lost game; for a draw, one move.
     std::vector<dtb_move> best_line(const dtb_position& p) const;
+
+    // Under the move-count draw rules (docs/rules.md), from the .rul tables
+    // beside the plain ones: the value at the counts of the game in
+    // progress (a count not given starts now).
+    RuleValue rule_value(const dtb_position& p, const RuleCounts& counts = {}) const;
+    struct RuleBestMove {
+        dtb_move move;
+        RuleCounts counts;  // after the move
+        RuleValue after;    // of the position after it, for its side to move
+    };
+    // The move that keeps the value under the rules (a win inside the
+    // count); none when there is no legal move or the count has drawn the game.
+    std::optional<RuleBestMove> rule_best_move(const dtb_position& p, const RuleCounts& counts = {}) const;
 
     BlockCache::Stats cache_stats() const;
 

@@ -208,10 +208,8 @@ TEST(RuleSolver, FmjdFiveMovesOnTheLastPly) {
     for (const Material& c : build_order({Material::parse("KvK")}))
         held.add(std::make_shared<RuleValues>(RuleSolver<V>(c, held).solve()));
     const auto p = draughts::parse_fen<10>("W:WK28:BK23");
-    const auto [values, at] = held.find(p);
-    ASSERT_NE(values, nullptr);
-    EXPECT_EQ(values->count.limit, 10);
-    const Value v = value_of_rule_code(values->codes[at]);
+    const auto [count, v] = held.find(p);
+    EXPECT_EQ(count.limit, 10);
     EXPECT_EQ(v, Value::win(1));
     EXPECT_EQ(under_rules(v, 10 - 9), 1);
     EXPECT_EQ(under_rules(v, 10 - 10), 0);
@@ -230,8 +228,7 @@ TEST(RuleTable, RoundTripAndDamage) {
     const Material& m = values->material;
     const test::TemporaryDirectory dir{"rule-table"};
     TableSpec spec = test::test_table_spec<V>(m, 10);
-    RuleRecord rules{std::string(V::draw_rules::profile), static_cast<int>(values->count.kind), values->count.limit,
-                     values->count.road_limit, 0};
+    RuleRecord rules = rule_record<V::draw_rules>(values->count, false);
     const std::uint64_t per_array = values->codes.size();
     const ValueSource source = rule_file_source<V>(*values);
     auto code_of = [&](std::uint64_t g) {
@@ -280,10 +277,12 @@ TEST(RuleTable, RoundTripAndDamage) {
 TEST(RuleSolver, BrazilianThreeKingsAgainstOne) {
     using V = draughts::Brazilian;
     RuleSuccessors<V> held;
-    for (const Material& c : build_order({Material::parse("KKKvK")}))
-        held.add(std::make_shared<RuleValues>(RuleSolver<V>(c, held).solve()));
-    const auto [values, first] = held.find(Index<8>(Material::parse("KKKvK")).unrank(0));
-    ASSERT_NE(values, nullptr);
+    std::shared_ptr<const RuleValues> values;
+    for (const Material& c : build_order({Material::parse("KKKvK")})) {
+        values = std::make_shared<const RuleValues>(RuleSolver<V>(c, held).solve());
+        held.add(values);
+    }
+    ASSERT_EQ(values->material, Material::parse("KKKvK"));
     std::uint64_t wins = 0, at13 = 0, at29 = 0;
     int longest = 0;
     for (std::uint64_t g = 0; g < values->positions_per_side; ++g) {

@@ -34,11 +34,11 @@ function(expect_in text what)
   endif()
 endfunction()
 
-# same_tables(variant a b): every table file of a/variant is in b/variant,
-# byte for byte, and the other way round.
+# same_tables(variant a b): every table file (.wld, .dtw, .rul) of a/variant
+# is in b/variant, byte for byte, and the other way round.
 function(same_tables variant a b)
-  file(GLOB files RELATIVE ${a}/${variant} ${a}/${variant}/*.wld ${a}/${variant}/*.dtw)
-  file(GLOB others RELATIVE ${b}/${variant} ${b}/${variant}/*.wld ${b}/${variant}/*.dtw)
+  file(GLOB files RELATIVE ${a}/${variant} ${a}/${variant}/*.wld ${a}/${variant}/*.dtw ${a}/${variant}/*.rul)
+  file(GLOB others RELATIVE ${b}/${variant} ${b}/${variant}/*.wld ${b}/${variant}/*.dtw ${b}/${variant}/*.rul)
   list(LENGTH files n)
   list(LENGTH others n_other)
   if(n EQUAL 0 OR NOT n EQUAL n_other)

@@ -1,0 +1,194 @@
+#include "builder/rule_build.hpp"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <optional>
+
+#include <fmt/core.h>
+#include <tbb/global_control.h>
+
+#include "builder/material_job.hpp"
+#include "builder/progress.hpp"
+#include "builder/rule_solver.hpp"
+#include "draughts/variant.hpp"
+
+namespace dtb {
+
+namespace {
+
+// The rule tables of a build's materials, one after the other in the plan's
+// order, each with every thread (RuleSolver solves the block pairs of a
+// level in parallel). The rule values a later material reads are kept in
+// memory (a byte a position) while some use is left and they fit the
+// budget; the others are read from their .rul files through the probe.
+template <class V>
+class RuleBuilder {
+public:
+    static constexpr int N = V::board_size;
+    using Draw = typename V::draw_rules;
+
+    RuleBuilder(const BuildOptions& o, BuildPlan& plan) : o_(o), plan_(plan) {}
+
+    RuleBuildReport run() {
+        const Clock::time_point start = Clock::now();
+        budget_ = o_.memory_bytes ? o_.memory_bytes : default_memory_bytes();
+        std::vector<const PlannedMaterial*> to_build;
+        for (const PlannedMaterial& p : plan_.materials()) {
+            if (const std::optional<std::string> why = refusal(p)) {
+                refused_[p.material] = *why;
+                report_.refused.emplace_back(p.material, *why);
+                note(fmt::format("{:<10} no rule table: {}", p.material.name(), *why));
+            } else if (intact(p)) {
+                ++report_.skipped;
+                report_.bytes += plan_.manifest().find(p.material)->rules->bytes;
+                note(fmt::format("{:<10} rule table already built (in the manifest, file intact)", p.material.name()));
+            } else {
+                to_build.push_back(&p);
+                for (const Material& s : p.successors) ++uses_[s];
+            }
+        }
+        {
+            std::optional<tbb::global_control> threads;
+            if (o_.threads > 0)
+                threads.emplace(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(o_.threads));
+            for (const PlannedMaterial* p : to_build) solve(*p);
+        }
+        report_.seconds = seconds_since(start);
+        return std::move(report_);
+    }
+
+private:
+    // Why material p gets no rule table, if it gets none.
+    std::optional<std::string> refusal(const PlannedMaterial& p) const {
+        try {
+            governing_count<Draw>(p.material);
+        } catch (const RulesRefused& e) {
+            return std::string(e.what());
+        }
+        for (const Material& s : p.successors)
+            if (refused_.count(s)) return "its moves lead to " + s.name() + ", which the rules refuse";
+        return std::nullopt;
+    }
+
+    // Whether p's .rul is in the manifest, its file holds and it was built
+    // under these rules.
+    bool intact(const PlannedMaterial& p) {
+        const ManifestEntry* e = plan_.manifest().find(p.material);
+        if (!e || !e->rules) return false;
+        const std::filesystem::path path = plan_.variant_dir() / table_file_name(p.material, TableKind::rul);
+        try {
+            const TableFile file = TableFile::open(path, {o_.variant, p.material, TableKind::rul});
+            if (file.table_checksum() != e->rules->checksum)
+                throw TableError(TableErrorKind::corrupted, path, "not the table the manifest lists");
+            if (file.header().rules != rule_record<Draw>(governing_count<Draw>(p.material), o_.literal_road))
+                throw TableError(TableErrorKind::foreign, path, "built under other rules or another road reading");
+            return true;
+        } catch (const TableError& failure) {
+            note(fmt::format("{}: {}; building it again", p.material.name(), failure.what()));
+            return false;
+        }
+    }
+
+    void solve(const PlannedMaterial& p) {
+        const Clock::time_point start = Clock::now();
+        const Material& m = p.material;
+        // Successors not in memory are read from their files, through a
+        // probe opened now (it lists the files written so far).
+        std::optional<Prober<V>> prober;
+        std::optional<RuleProber<V>> files;
+        const bool all_held = std::all_of(p.successors.begin(), p.successors.end(),
+                                          [&](const Material& s) { return held_.count(s) > 0; });
+        if (!all_held) {
+            prober.emplace(o_.dir);
+            files.emplace(*prober);
+        }
+        RuleSuccessors<V> successors(files ? &*files : nullptr);
+        for (const Material& s : p.successors)
+            if (const auto it = held_.find(s); it != held_.end()) successors.add(it->second);
+        auto values = std::make_shared<const RuleValues>(RuleSolver<V>(m, successors, o_.literal_road).solve());
+
+        const TableSpec spec = table_spec(o_, N, m, values->positions_per_side, 0);
+        const WrittenTable written = write_rule_table(plan_.variant_dir(), spec,
+                                                      rule_record<Draw>(values->count, o_.literal_road),
+                                                      rule_file_source<V>(*values));
+        maybe_kill_after_write(m.name() + ".rul");
+        ManifestEntry entry = *plan_.manifest().find(m);
+        RuleEntry& r = entry.rules.emplace();
+        r.bytes = written.bytes;
+        r.checksum = written.checksum;
+        r.profile = std::string(Draw::profile);
+        r.limit = values->count.limit;
+        r.road_limit = values->count.road_limit;
+        r.literal_road = o_.literal_road;
+        for (const std::uint8_t code : values->codes) {
+            const Value v = value_of_rule_code(code);
+            if (v.wdl == Wdl::win) {
+                ++r.wins;
+                r.longest_win = std::max(r.longest_win, v.plies);
+            } else {
+                ++(v.wdl == Wdl::loss ? r.losses : r.draws);
+            }
+        }
+        r.seconds = seconds_since(start);
+        plan_.manifest().put(entry);
+        plan_.manifest().save(plan_.variant_dir() / Manifest::file_name);
+        ++report_.built;
+        report_.positions_built += values->codes.size();
+        report_.bytes += r.bytes;
+        note(fmt::format("{:<10} {:>14} positions  rule wins {}, draws {}, losses {}  longest {}  {} bytes  {:.1f} s",
+                         m.name() + ".rul", with_commas(values->codes.size()), with_commas(r.wins),
+                         with_commas(r.draws), with_commas(r.losses), r.longest_win, with_commas(r.bytes), r.seconds));
+
+        if (uses_[m] > 0) held_[m] = std::move(values);
+        for (const Material& s : p.successors)
+            if (--uses_[s] == 0) held_.erase(s);
+        fit_budget();
+        return_free_memory();
+    }
+
+    // Lets the held values with the fewest uses left go (read from their
+    // files when needed) while they exceed the budget.
+    void fit_budget() {
+        const auto bytes = [](const auto& v) { return v->codes.size() + v->after_road.size(); };
+        std::uint64_t total = 0;
+        for (const auto& [m, v] : held_) total += bytes(v);
+        while (total > budget_ && !held_.empty()) {
+            const auto fewest = std::min_element(held_.begin(), held_.end(), [&](const auto& a, const auto& b) {
+                return uses_[a.first] < uses_[b.first];
+            });
+            total -= bytes(fewest->second);
+            held_.erase(fewest);
+        }
+    }
+
+    void note(const std::string& line) const {
+        if (o_.output == BuildOptions::Output::quiet) return;
+        fmt::print("{}\n", line);
+        std::fflush(stdout);
+    }
+
+    const BuildOptions& o_;
+    BuildPlan& plan_;
+    std::uint64_t budget_ = 0;
+    std::map<Material, std::string> refused_;
+    std::map<Material, int> uses_;  // materials still to build that read each one
+    std::map<Material, std::shared_ptr<const RuleValues>> held_;
+    RuleBuildReport report_;
+};
+
+}  // namespace
+
+RuleBuildReport build_rule_tables(const BuildOptions& options, BuildPlan& plan) {
+    return draughts::with_variant(
+        options.variant,
+        [&]<class V>() {
+            if (options.literal_road && V::draw_rules::main_road.empty())
+                throw std::invalid_argument("--literal-road: " + std::string(V::name) +
+                                            " has no main-road rule (only Russian, 7.2.7); leave it out");
+            return RuleBuilder<V>(options, plan).run();
+        },
+        true);
+}
+
+}  // namespace dtb
