@@ -141,7 +141,7 @@ public:
         return {found.slot, own.size() + mirror.rank(q)};
     }
 
-private:
+    // Throws PositionError if no table can hold p.
     static void check(const Position& p) {
         if (!legal_placement(p))
             throw PositionError("position " + draughts::to_fen(p) +
@@ -151,6 +151,7 @@ private:
                                 ": the side not to move has no pieces, so the game ended before it");
     }
 
+private:
     [[noreturn]] void inconsistent(const Position& p, Value expected, Value found) const {
         throw TableError(TableErrorKind::corrupted, tables_.directory(),
                          "the tables disagree at " + draughts::to_fen(p) + ": expected " + to_string(expected) +

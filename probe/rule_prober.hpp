@@ -87,9 +87,10 @@ public:
     // now). Throws PositionError, CountError (naming the count), RulesRefused,
     // TableError.
     RuleValue value(const Position& p, const RuleCounts& counts = {}) const {
-        RuleValue r;
-        r.dtw = plain_.value(p);  // checks p first
+        Prober<V>::check(p);
         const Governed g = govern(p, counts);
+        RuleValue r;
+        r.dtw = plain_.value(p);
         r.distance = distance(p, g.after_road);
         r.plies_left = g.left;
         r.wdl = r.distance.wdl != Wdl::draw && r.distance.plies <= g.left ? r.distance.wdl : Wdl::draw;

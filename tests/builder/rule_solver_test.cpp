@@ -29,7 +29,7 @@ int under_rules(Value v, int budget) {
 }
 
 struct Tally {
-    std::uint64_t positions = 0, compared = 0, wins = 0, losses = 0, draws = 0, refused = 0;
+    std::uint64_t positions = 0, compared = 0, twins = 0, wins = 0, losses = 0, draws = 0, refused = 0;
 };
 
 // Solves the rule values of every material of `targets` and all they lead to
@@ -73,6 +73,15 @@ void check_rules(const std::vector<Material>& targets, Tally& tally, bool litera
                 ASSERT_EQ(under_rules(v, count.limit - c0), expected)
                     << c.name() << " " << draughts::to_fen(p) << " count " << c0 << " rule value " << to_string(v);
                 ++tally.compared;
+                // The colour-swapped twin (the board turned round, the other
+                // side to move), played by the brute force on its own.
+                if (c0 == 0 || c0 == count.limit / 2) {
+                    const auto twin = p.flipped();
+                    ASSERT_EQ(truth.value(twin, truth.counts_at(twin, c0)), expected)
+                        << c.name() << " " << draughts::to_fen(p) << " and its twin " << draughts::to_fen(twin)
+                        << " count " << c0;
+                    ++tally.twins;
+                }
             }
             if (!count.has_road()) continue;
             // After the road: both counts running, the budget the smaller of what each leaves.
@@ -93,10 +102,11 @@ void check_rules(const std::vector<Material>& targets, Tally& tally, bool litera
         }
         held.add(values);
     }
-    std::printf("%s: %llu positions, %llu (position, count) pairs agree; %llu wins, %llu draws, %llu losses at "
+    std::printf("%s: %llu positions, %llu (position, count) pairs agree, %llu with the colour-swapped twin; %llu wins, %llu draws, %llu losses at "
                 "count 0; %llu materials refused; %zu brute-force states\n",
                 std::string(V::name).c_str(), static_cast<unsigned long long>(tally.positions),
-                static_cast<unsigned long long>(tally.compared), static_cast<unsigned long long>(tally.wins),
+                static_cast<unsigned long long>(tally.compared), static_cast<unsigned long long>(tally.twins),
+                static_cast<unsigned long long>(tally.wins),
                 static_cast<unsigned long long>(tally.draws), static_cast<unsigned long long>(tally.losses),
                 static_cast<unsigned long long>(tally.refused), truth.states());
 }
@@ -139,6 +149,19 @@ TEST(RuleSolver, Russian6) {
     Tally literal;
     check_rules<draughts::Russian6>(parse_all({"KKKvK"}), literal, true);
     EXPECT_GT(literal.wins, 0u);
+}
+
+// The same on 8x8, each variant's own board: the lone-king endings of one
+// and two pieces against a king (FMJD 6.5 as Brazilian takes it; Russian
+// 7.2.8) with a man, and American's 40-move count with a man.
+TEST(RuleSolver, EightByEight) {
+    Tally brazilian, russian, american;
+    check_rules<draughts::Brazilian>(parse_all({"KMvK", "KKvK"}), brazilian);
+    check_rules<draughts::Russian>(parse_all({"KMvK", "KKvK"}), russian);
+    check_rules<draughts::American>(parse_all({"KMvK", "KKvK"}), american);
+    EXPECT_GT(brazilian.wins, 0u);
+    EXPECT_GT(russian.wins, 0u);
+    EXPECT_GT(american.wins, 0u);
 }
 
 // Materials where two counts with different resets decide are refused, by
