@@ -40,7 +40,7 @@ sanitized_build() {
 sanitized_build "$here/build-asan" address,undefined
 echo "== the same tests under AddressSanitizer and UndefinedBehaviorSanitizer"
 # hosts.check runs only in the build above: its heartbeats run in every MPI test here too.
-# The rule solver's three largest brute-force comparisons too (its code runs
+# The rule solver's four largest brute-force comparisons too (its code runs
 # here in the Russian, refusal and issue-figure tests).
 (cd "$here/build-asan" && ctest --output-on-failure --timeout 1200 -j "$(nproc)" \
     -E '^hosts\.|^RuleSolver\.(International6|American6|Brazilian6|EightByEight)$')

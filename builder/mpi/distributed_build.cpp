@@ -27,6 +27,7 @@
 #include "builder/mpi/mpi_team.hpp"
 #include "builder/mpi/table_exchange.hpp"
 #include "builder/progress.hpp"
+#include "builder/rule_build.hpp"
 #include "builder/scheduler.hpp"
 #include "builder/table_loader.hpp"
 #include "builder/values_cache.hpp"
@@ -229,8 +230,11 @@ public:
             report_.ranks.push_back({r, c.materials_alone, c.team_materials, c.working_seconds, c.team_wait_seconds,
                                      c.idle_seconds, c.cpu_seconds, c.bytes_sent, c.bytes_received, c.peak_memory});
         }
+        // The rule tables (--rules) after the plain ones, by rank 0 with its
+        // threads while the other ranks end (docs/rules.md, "The build").
         report_.seconds = seconds_since(start);
-        report_.peak_memory_bytes = counts_.peak_memory;
+        if (o_.rules) report_.rules = build_rule_tables(o_, *plan_);
+        report_.peak_memory_bytes = std::max(counts_.peak_memory, peak_resident_bytes());
         return std::move(report_);
     }
 

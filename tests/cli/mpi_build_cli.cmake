@@ -59,6 +59,12 @@ set(dir ${work}/little-memory)
 mpi_run(3 0 build --variant brazilian --pieces 4 --dir ${dir} --team-positions 30000 --memory 0.001)
 same_tables(brazilian ${work}/ref1 ${dir})
 
+# With the rule tables (--rules): the same .rul files as one process makes.
+run(0 build --variant brazilian --pieces 4 --dir ${work}/rules-one --rules)
+mpi_run(2 0 build --variant brazilian --pieces 4 --dir ${work}/rules-ranks2 --rules)
+expect_in("${last}" "rule tables: built 23")
+same_tables(brazilian ${work}/rules-one ${work}/rules-ranks2)
+
 # Built again on 2 ranks: nothing to do, and the skipped tables are named.
 mpi_run(2 0 build --variant brazilian --material KKKvKK --dir ${work}/case7-ranks3 --team-positions 1000000)
 expect_in("${out}" "KKKvKK     already built")
