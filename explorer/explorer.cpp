@@ -11,6 +11,7 @@
 #include "explorer/material_stats.hpp"
 #include "probe/errors.hpp"
 #include "probe/prober.hpp"
+#include "probe/rule_prober.hpp"
 
 namespace dtb::explorer {
 
@@ -40,6 +41,8 @@ Reply guarded(F&& answer) {
         return refuse(e.status, e.what());
     } catch (const TableError& e) {
         return refuse(e.kind() == TableErrorKind::missing ? 404 : 400, e.what());
+    } catch (const RulesRefused& e) {  // a material without rule tables
+        return refuse(400, e.what());
     } catch (const std::invalid_argument& e) {  // FEN, position, material, variant
         return refuse(400, e.what());
     } catch (const std::exception& e) {
@@ -47,12 +50,23 @@ Reply guarded(F&& answer) {
     }
 }
 
+// A value under the rules (RuleValue) with the counts it was taken at.
+Json rule_json(const RuleValue& r, const RuleCounts& counts) {
+    Json j = value_json({{"counts", to_string(counts)}}, Value{r.wdl, r.wdl == Wdl::draw ? 0 : r.distance.plies});
+    j["class"] = to_string(r.label);
+    j["distance"] = value_json(Json::object(), r.distance);
+    j["plies_left"] = r.plies_left;
+    j["rule"] = r.article;
+    if (!r.road_article.empty()) j["road_rule"] = r.road_article;
+    return j;
+}
+
 }  // namespace
 
 struct Explorer::Variant {
     virtual ~Variant() = default;
-    virtual Json probe(std::string_view fen) const = 0;
-    virtual Json stats(const Material& m) const = 0;
+    virtual Json probe(std::string_view fen, const std::optional<std::string>& counts) const = 0;
+    virtual Json stats(const Material& m, bool rules) const = 0;
     virtual Json describe() const = 0;
 };
 
@@ -64,11 +78,19 @@ public:
     static constexpr int N = V::board_size;
     using Position = draughts::Position<N>;
 
-    explicit VariantOf(const std::filesystem::path& dir) : prober_(dir) {}
+    explicit VariantOf(const std::filesystem::path& dir) : prober_(dir), rules_(prober_) {}
 
-    Json probe(std::string_view fen) const override {
+    Json probe(std::string_view fen, const std::optional<std::string>& count_text) const override {
         const Position p = draughts::parse_fen<N>(fen);
         const Value value = prober_.value(p);
+        // Under the rules: the value at the counts given, and each move's
+        // counts after it and value there (none once the count has drawn the game).
+        std::optional<RuleCounts> counts;
+        std::optional<RuleValue> ruled;
+        if (count_text) {
+            counts = parse_counts(*count_text);
+            ruled = rules_.value(p, *counts);
+        }
         struct Entry {
             Value before;  // for the side to move in p
             Json json;
@@ -81,9 +103,13 @@ public:
                 Position child = p;
                 draughts::make_move(child, m);
                 const Value after = prober_.value(child);
-                entries.push_back({before_move(after), value_json({{"move", draughts::move_to_text<V>(p, m)},
-                                                                   {"fen", draughts::to_fen(child)}},
-                                                                  after)});
+                Json json = value_json({{"move", draughts::move_to_text<V>(p, m)}, {"fen", draughts::to_fen(child)}},
+                                       after);
+                if (ruled && ruled->plies_left > 0) {
+                    const RuleCounts next = rules_.counts_after(p, m, *counts);
+                    json["rules"] = rule_json(rules_.value(child, next), next);
+                }
+                entries.push_back({before_move(after), std::move(json)});
             }
         }
         std::stable_sort(entries.begin(), entries.end(),
@@ -91,32 +117,35 @@ public:
         Json moves = Json::array();
         for (Entry& e : entries) moves.push_back(std::move(e.json));
         Json j = value_json({{"variant", V::name}, {"fen", draughts::to_fen(p)}}, value);
+        if (ruled) j["rules"] = rule_json(*ruled, *counts);
         j["moves"] = std::move(moves);
         return j;
     }
 
-    Json stats(const Material& m) const override {
+    Json stats(const Material& m, bool rules) const override {
         if (prober_.tables().find(m).slot < 0)
             throw Refusal(404, "no table of " + m.canonical().name() + " in " + prober_.tables().directory().string() +
                                    " (build it with dtb build --variant " + std::string(V::name) + " --material " +
                                    m.canonical().name() + ")");
+        const std::string key = (rules ? "rules " : "") + m.name();
         std::shared_future<Json> result;
         std::promise<Json> mine;
         {
             const std::lock_guard lock(mutex_);
-            auto [at, inserted] = stats_.try_emplace(m.name());
+            auto [at, inserted] = stats_.try_emplace(key);
             if (inserted) at->second = mine.get_future().share();
             else result = at->second;
         }
         if (result.valid()) return result.get();  // computed, or being computed by another request
         try {
-            Json j = stats_json<N>(V::name, material_stats(prober_, m), true);
+            Json j = rules ? rule_stats_json<N>(V::name, rule_material_stats(prober_, rules_, m))
+                           : stats_json<N>(V::name, material_stats(prober_, m), true);
             mine.set_value(j);
             return j;
         } catch (...) {
             mine.set_exception(std::current_exception());
             const std::lock_guard lock(mutex_);
-            stats_.erase(m.name());  // asked again, it is tried again
+            stats_.erase(key);  // asked again, it is tried again
             throw;
         }
     }
@@ -129,6 +158,7 @@ public:
 
 private:
     Prober<V> prober_;
+    RuleProber<V> rules_;
     mutable std::mutex mutex_;
     mutable std::map<std::string, std::shared_future<Json>> stats_;
 };
@@ -168,12 +198,12 @@ const Explorer::Variant* Explorer::find(std::string_view variant) const {
     return at->second.get();
 }
 
-Reply Explorer::probe(std::string_view variant, std::string_view fen) const {
-    return guarded([&] { return find(variant)->probe(fen); });
+Reply Explorer::probe(std::string_view variant, std::string_view fen, const std::optional<std::string>& counts) const {
+    return guarded([&] { return find(variant)->probe(fen, counts); });
 }
 
-Reply Explorer::stats(std::string_view variant, std::string_view material) const {
-    return guarded([&] { return find(variant)->stats(Material::parse(material)); });
+Reply Explorer::stats(std::string_view variant, std::string_view material, bool rules) const {
+    return guarded([&] { return find(variant)->stats(Material::parse(material), rules); });
 }
 
 Reply Explorer::variant_list() const {

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,13 +41,20 @@ public:
     // side to move), "plies" (null for a draw), "moves": [{"move", "fen",
     // "value", "plies"}, ...]}: every legal move, best first (the order of
     // move generation among equals), with the value of the position after it
-    // for the side to move there.
-    Reply probe(std::string_view variant, std::string_view fen) const;
+    // for the side to move there. With `counts` ("K=12,E=3", "" for counts
+    // from now), also under the move-count draw rules (docs/rules.md):
+    // "rules": {"counts", "value", "plies", "class" (win, cursed win, draw,
+    // blessed loss, loss), "distance": {"value", "plies"}, "plies_left",
+    // "rule", "road_rule"}, and each move's "rules" with the counts after it
+    // (none once the count has drawn the game).
+    Reply probe(std::string_view variant, std::string_view fen,
+                const std::optional<std::string>& counts = std::nullopt) const;
 
     // The object of `dtb stats --json` with each side's "histogram": {"win":
-    // [[plies, positions], ...], "loss": [...]}. Computed once per material
-    // (every position probed) and kept.
-    Reply stats(std::string_view variant, std::string_view material) const;
+    // [[plies, positions], ...], "loss": [...]}; with `rules`, that of `dtb
+    // stats --rules --json`. Computed once per material (every position
+    // probed) and kept.
+    Reply stats(std::string_view variant, std::string_view material, bool rules = false) const;
 
     // {"variants": [{"name", "board_size", "materials": [...]}]}: what is served.
     Reply variant_list() const;

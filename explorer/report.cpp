@@ -14,20 +14,6 @@
 
 namespace dtb::explorer {
 
-std::optional<CountRule> count_rule(std::string_view variant, const Material& m) {
-    if (variant != "canadian" && variant != "international") return std::nullopt;
-    if (m.white_men != 0 || m.black_men != 0) return std::nullopt;
-    const int strong = std::max(m.white_kings, m.black_kings), lone = std::min(m.white_kings, m.black_kings);
-    if (lone != 1) return std::nullopt;
-    if (strong == 3)
-        return CountRule{32, "three kings against one are drawn when each side has made 16 moves without a capture "
-                             "or promotion (32 plies from the moment the ending arose)"};
-    if (strong == 1 || strong == 2)
-        return CountRule{10, "one or two kings against one are drawn when each side has made 5 moves (10 plies "
-                             "from the moment the ending arose)"};
-    return std::nullopt;
-}
-
 namespace {
 
 // The page's style sheet (explorer/page/explorer.css: board, pieces, chart)
@@ -108,27 +94,53 @@ std::string chart_svg(const SideStats& s) {
     return svg + "</svg>";
 }
 
+// The wins that survive a count already at c, for c = 0..limit, as bars.
+std::string survival_svg(const std::vector<std::uint64_t>& within) {
+    const std::uint64_t top = std::max<std::uint64_t>(1, within.empty() ? 0 : within.front());
+    const double w = 760, h = 160, left = 60, bar = (w - left - 10) / static_cast<double>(std::max<std::size_t>(within.size(), 1));
+    std::string svg = fmt::format(
+        R"(<svg class="chart survival" viewBox="0 0 {} {}" role="img" aria-label="wins left with the count already at c plies">)",
+        w, h + 20);
+    for (std::size_t c = 0; c < within.size(); ++c) {
+        const double height = static_cast<double>(within[c]) / static_cast<double>(top) * (h - 20);
+        svg += fmt::format(R"(<rect class="win-bar" x="{:.2f}" y="{:.2f}" width="{:.2f}" height="{:.2f}"><title>count at {}: {} wins left</title></rect>)",
+                           left + static_cast<double>(c) * bar, h - height, bar * 0.9, height, c, within[c]);
+    }
+    svg += fmt::format(R"(<text x="0" y="14">wins {}</text><text x="0" y="{}">0</text>)", top, h);
+    const std::size_t step = std::max<std::size_t>(1, (within.size() + 9) / 10);
+    for (std::size_t c = 0; c < within.size(); c += step)
+        svg += fmt::format(R"(<text x="{:.2f}" y="{}">{}</text>)", left + static_cast<double>(c) * bar, h + 14, c);
+    return svg + "</svg>";
+}
+
+// Under the move-count draw rules: the five classes with the count from
+// zero and the wins that survive a count already at c.
+std::string rule_section(const RuleSideStats& s, const GoverningCount& count) {
+    std::string html = "<div class=\"rule\"><p>Under the draw rules, the count from zero:</p>";
+    html += "<table class=\"counts\"><tr><th>wins</th><th>cursed wins</th><th>draws</th><th>blessed losses</th>"
+            "<th>losses</th><th>longest rule win</th></tr>";
+    html += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr></table>\n",
+                        s.of(RuleClass::win), s.of(RuleClass::cursed_win), s.of(RuleClass::draw),
+                        s.of(RuleClass::blessed_loss), s.of(RuleClass::loss),
+                        s.distances.max_win() >= 0 ? fmt::format("{} plies", s.distances.max_win()) : "none");
+    const auto within = s.survival(count.limit);
+    html += fmt::format("<p>Wins that are still wins when the ending arises with c plies of the count ({} plies) "
+                        "already played, c = 0 to {}:</p>\n",
+                        count.limit, count.limit);
+    return html + survival_svg(within) + "</div>\n";
+}
+
 template <class V>
 std::string side_section(const Prober<V>& prober, std::string_view name, const SideStats& s,
                          const std::optional<draughts::Position<V::board_size>>& example,
-                         const std::optional<CountRule>& rule) {
+                         const RuleSideStats* rules, const GoverningCount* count) {
     std::string html = fmt::format("<h2>{}</h2>\n", name);
     html += "<table class=\"counts\"><tr><th>wins</th><th>draws</th><th>losses</th><th>longest win</th></tr>";
     html += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr></table>\n", s.win(), s.draw, s.loss(),
                         s.max_win() >= 0 ? fmt::format("{} plies ({} positions)", s.max_win(), s.count_at_max())
                                          : "none");
     html += chart_svg(s) + "\n";
-    if (rule) {
-        const auto beyond = [&](const std::vector<std::uint64_t>& at) {
-            std::uint64_t n = 0;
-            for (std::size_t i = static_cast<std::size_t>(rule->limit) + 1; i < at.size(); ++i) n += at[i];
-            return n;
-        };
-        html += fmt::format(
-            "<p class=\"rule\">Under the rule: <b>{} of the {} wins</b> take longer than {} plies, so they are draws "
-            "when the ending has just arisen; so are <b>{} of the {} losses</b>.</p>\n",
-            beyond(s.wins_at), s.win(), rule->limit, beyond(s.losses_at), s.loss());
-    }
+    if (rules) html += rule_section(*rules, *count);
     if (example) {
         html += fmt::format("<h3>The longest win, {} plies: {}</h3>\n<div class=\"line\">", s.max_win(),
                             escape(draughts::to_fen(*example)));
@@ -149,16 +161,30 @@ template <class V>
 std::string report(const std::string& dir, const Material& m) {
     const Prober<V> prober(dir);
     const auto s = material_stats(prober, m);
-    const auto rule = count_rule(V::name, m);
+    // Under the draw rules, if the material's .rul is there.
+    std::optional<RuleMaterialStats<V::board_size>> rules;
+    std::string rule_note;
+    const TableSet::Found found = prober.tables().find(m);
+    if (found.slot >= 0 && prober.tables().has(found.slot, TableKind::rul)) {
+        rules = rule_material_stats(prober, RuleProber<V>(prober), m);
+        rule_note = fmt::format("<p class=\"rule\">Draw rule of {} governing {}: {}{}. A win is a <i>cursed win</i> "
+                                "when the count draws it, a loss a <i>blessed loss</i> (docs/rules.md).</p>\n",
+                                V::name, m.name(), escape(rules->count.article),
+                                rules->count.has_road() ? ", with " + escape(rules->count.road_article) : "");
+    } else {
+        rule_note = "<p>No rule table (.rul) of this material: build it with dtb build --rules to see its values "
+                    "under the move-count draw rules.</p>\n";
+    }
     std::string html = fmt::format(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{0} {1}</title><style>{2}</style>"
         "</head><body>\n<h1>{0} {1}</h1>\n<p>{3} positions for each side to move, from the tables in {4}. "
         "Distances are in plies, with perfect play: the winner wins as fast as it can, the loser holds out as long "
         "as it can. Capture positions are counted with the value of their best capture.</p>\n",
         V::name, m.name(), style(), s.positions_per_side, escape(dir));
-    if (rule) html += fmt::format("<p class=\"rule\">Draw rule of {}: {}.</p>\n", V::name, rule->text);
-    html += side_section(prober, "White to move", s.white, s.white_example, rule);
-    html += side_section(prober, "Black to move", s.black, s.black_example, rule);
+    html += rule_note;
+    const GoverningCount* count = rules ? &rules->count : nullptr;
+    html += side_section(prober, "White to move", s.white, s.white_example, rules ? &rules->white : nullptr, count);
+    html += side_section(prober, "Black to move", s.black, s.black_example, rules ? &rules->black : nullptr, count);
     return html + "<p>Made by dtb report.</p></body></html>\n";
 }
 

@@ -47,12 +47,15 @@ Server::Server(const Explorer& explorer, ServeOptions options)
     s.Get("/api/probe", [&explorer](const httplib::Request& request, httplib::Response& response) {
         if (!parameters(request, response, {"variant", "fen"}, "/api/probe?variant=canadian&fen=W:WK1,K2,K3:BK144"))
             return;
-        send(response, explorer.probe(request.get_param_value("variant"), request.get_param_value("fen")));
+        std::optional<std::string> counts;
+        if (request.has_param("count")) counts = request.get_param_value("count");
+        send(response, explorer.probe(request.get_param_value("variant"), request.get_param_value("fen"), counts));
     });
     s.Get("/api/stats", [&explorer](const httplib::Request& request, httplib::Response& response) {
         if (!parameters(request, response, {"variant", "material"}, "/api/stats?variant=canadian&material=KKKvK"))
             return;
-        send(response, explorer.stats(request.get_param_value("variant"), request.get_param_value("material")));
+        send(response, explorer.stats(request.get_param_value("variant"), request.get_param_value("material"),
+                                      request.has_param("rules")));
     });
     s.Get("/api/variants", [&explorer](const httplib::Request&, httplib::Response& response) {
         send(response, explorer.variant_list());

@@ -21,7 +21,10 @@
 #include "explorer/explorer.hpp"
 #include "explorer/report.hpp"
 #include "explorer/server.hpp"
+#include "builder/rule_solver.hpp"
+#include "tests/builder/rule_brute_force.hpp"
 #include "tests/probe/brute_force.hpp"
+#include "tests/probe/synthetic_tables.hpp"
 
 namespace dtb {
 namespace {
@@ -159,52 +162,146 @@ TEST(ExplorerApi, BrazilianAgainstBruteForce) {
     for (const Material& m : targets) check_stats(truth, api, m);
 }
 
-// The report of a material whose variant has a move-count rule for it
-// (International, two kings against one: drawn after 5 moves each): its
-// counts, the wins beyond the rule's 10 plies, and each side's longest win
-// drawn along its best line, against the brute-force values.
+// Writes the .rul tables of `targets` and all they lead to into dir (rule
+// distances from the rule solver, which rule_solver_tests checks against
+// the brute-force player of the rules).
+template <class V>
+void write_rule_tables(const std::vector<Material>& targets, const std::filesystem::path& dir) {
+    RuleSuccessors<V> held;
+    for (const Material& c : build_order(targets)) {
+        auto values = std::make_shared<const RuleValues>(RuleSolver<V>(c, held).solve());
+        write_rule_table(dir / std::string(V::name), test::test_table_spec<V>(c, 10),
+                         rule_record<typename V::draw_rules>(values->count, false), rule_file_source<V>(*values));
+        held.add(values);
+    }
+}
+
+// The report of a material with its rule tables (International, two kings
+// against one: FMJD 6.5, 5 moves each): its counts, each side's longest win
+// drawn along its best line, against the brute-force values; under the
+// rules its five classes and the wins left with c plies counted, against
+// the brute-force player of the rules.
 TEST(ExplorerReport, InternationalKingsAgainstBruteForce) {
     using V = draughts::International;
     const Material m = Material::parse("KKvK");
     const test::BruteForce<V> truth({m});
+    test::RuleBruteForce<V> rule_truth;
     const test::TemporaryDirectory dir{"explorer-report"};
     test::write_true_tables(truth, {m}, dir.path());
+    write_rule_tables<V>({m}, dir.path());
     const std::string html = explorer::material_report("international", dir.path().string(), m);
     const auto count = [&](const std::string& what) {
         std::size_t n = 0;
         for (std::size_t at = html.find(what); at != std::string::npos; at = html.find(what, at + 1)) ++n;
         return n;
     };
-    const auto rule = explorer::count_rule("international", m);
-    ASSERT_TRUE(rule);
-    EXPECT_EQ(rule->limit, 10);
+    constexpr int limit = 10;
     const Index<10> own(m), mirror(m.mirrored());
     std::size_t diagrams = 0;
     for (const bool white : {true, false}) {
-        std::uint64_t win = 0, draw = 0, loss = 0, long_wins = 0, long_losses = 0;
+        std::uint64_t win = 0, draw = 0, loss = 0, cursed = 0, blessed = 0;
+        std::vector<std::uint64_t> within(limit + 1);
         int longest = -1;
         const Index<10>& index = white ? own : mirror;
         for (std::uint64_t i = 0; i < index.size(); ++i) {
-            const test::Score s = truth.score(white ? index.unrank(i) : index.unrank(i).flipped());
+            const auto p = white ? index.unrank(i) : index.unrank(i).flipped();
+            const test::Score s = truth.score(p);
             win += s.wdl == 1, draw += s.wdl == 0, loss += s.wdl == -1;
-            long_wins += s.wdl == 1 && s.plies > rule->limit;
-            long_losses += s.wdl == -1 && s.plies > rule->limit;
             if (s.wdl == 1) longest = std::max(longest, s.plies);
+            const int ruled = rule_truth.value(p, rule_truth.counts_at(p, 0));
+            cursed += s.wdl == 1 && ruled == 0;
+            blessed += s.wdl == -1 && ruled == 0;
+            if (s.wdl == 1)
+                for (int c = 0; c <= limit; ++c) within[c] += rule_truth.value(p, rule_truth.counts_at(p, c)) == 1;
         }
-        EXPECT_EQ(count(fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td>", win, draw, loss)), 1u) << white;
-        EXPECT_EQ(count(fmt::format("<b>{} of the {} wins</b> take longer than 10 plies", long_wins, win)), 1u) << white;
-        EXPECT_EQ(count(fmt::format("<b>{} of the {} losses</b>", long_losses, loss)), 1u) << white;
+        EXPECT_EQ(count(fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>", win, draw, loss)), 1u) << white;
+        EXPECT_EQ(count(fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>", win - cursed,
+                                    cursed, draw, blessed, loss - blessed)),
+                  1u)
+            << white << " " << cursed << " " << blessed;
+        // In this side's section.
+        const std::size_t black_at = html.find("<h2>Black to move");
+        const std::string section = white ? html.substr(0, black_at) : html.substr(black_at);
+        for (int c = 0; c <= limit; ++c)
+            EXPECT_NE(section.find(fmt::format("<title>count at {}: {} wins left</title>", c, within[c])),
+                      std::string::npos)
+                << white << " " << c;
         if (longest >= 0) {
             EXPECT_EQ(count(fmt::format("<h3>The longest win, {} plies", longest)), 1u) << white;
             diagrams += static_cast<std::size_t>(longest) + 1;  // the start and one a ply
         }
     }
+    EXPECT_EQ(count("FMJD 6.5"), 1u);
     EXPECT_EQ(count("<figure>"), diagrams);
     EXPECT_EQ(count("class=\"chart\""), 2u);
+    EXPECT_EQ(count("class=\"chart survival\""), 2u);
     EXPECT_EQ(count("http"), 0u);  // self-contained: nothing to fetch
     EXPECT_EQ(count("src="), 0u);
-    EXPECT_FALSE(explorer::count_rule("international", Material::parse("KKMvK")));  // men: issue 19's
-    EXPECT_FALSE(explorer::count_rule("american", m));
+}
+
+// The API under the rules (International, two kings against one): the value
+// at the counts given, and every move's counts after it and value there,
+// against the brute-force player of the rules, at counts on both sides of
+// the limit; bad counts and a material without rule tables refused.
+TEST(ExplorerApi, UnderTheRules) {
+    using V = draughts::International;
+    using Counts = test::RuleBruteForce<V>::Counts;
+    const Material m = Material::parse("KKvK");
+    const test::BruteForce<V> truth({m});
+    test::RuleBruteForce<V> rule_truth;
+    const test::TemporaryDirectory dir{"explorer-rules"};
+    test::write_true_tables(truth, {m}, dir.path());
+    write_rule_tables<V>({m}, dir.path());
+    const explorer::Explorer ex(dir.path());
+    const auto name = [](int v) { return v > 0 ? "win" : v < 0 ? "loss" : "draw"; };
+    int compared = 0;
+    for (const char* fen : {"W:WK1,K2:BK33", "B:WK1,K2:BK33", "W:WK28,K50:BK46", "B:WK6,K17:BK49"}) {
+        for (const int k : {0, 3, 8, 10}) {
+            const std::string counts = fmt::format("K={},E={}", k, k);
+            const explorer::Reply r = ex.probe("international", fen, counts);
+            ASSERT_EQ(r.status, 200) << r.body.dump();
+            const auto p = draughts::parse_fen<10>(fen);
+            const Json& rules = r.body.at("rules");
+            EXPECT_EQ(rules.at("counts"), counts);
+            EXPECT_EQ(rules.at("value"), name(rule_truth.value(p, Counts{k, k, -1, -1}))) << fen << " " << counts;
+            EXPECT_EQ(rules.at("plies_left"), 10 - k);
+            ++compared;
+            for (const Json& move : r.body.at("moves")) {
+                if (k == 10) {  // the count has drawn the game
+                    EXPECT_FALSE(move.contains("rules"));
+                    continue;
+                }
+                const auto child = draughts::parse_fen<10>(move.at("fen").get<std::string>());
+                const Json& after = move.at("rules");
+                const bool capture = move.at("move").get<std::string>().find('x') != std::string::npos;
+                const Counts expected = capture ? Counts{0, child.pieces(child.side_to_move) ? k + 1 : -1, -1, -1}
+                                                : Counts{k + 1, k + 1, -1, -1};
+                EXPECT_EQ(after.at("counts"), capture && !child.pieces(child.side_to_move)
+                                                  ? std::string("K=0")
+                                                  : fmt::format("K={},E={}", expected.k, expected.e));
+                EXPECT_EQ(after.at("value"), name(rule_truth.value(child, expected))) << move.dump();
+                ++compared;
+            }
+        }
+    }
+    EXPECT_GT(compared, 100);
+    const explorer::Reply limit = ex.probe("international", "W:WK1,K2:BK33", "E=10");
+    ASSERT_EQ(limit.status, 200);
+    EXPECT_EQ(limit.body.at("rules").at("value"), "draw");
+    const explorer::Reply stats = ex.stats("international", "KKvK", true);
+    ASSERT_EQ(stats.status, 200) << stats.body.dump();
+    EXPECT_EQ(stats.body.at("white_to_move").at("survival").size(), 11u);
+    for (const char* bad : {"E=-1", "E=11", "T=0", "K=4,E=3", "E=x", "Q=1"}) {
+        const explorer::Reply r = ex.probe("international", "W:WK1,K2:BK33", std::string(bad));
+        EXPECT_EQ(r.status, 400) << bad;
+        EXPECT_TRUE(r.body.contains("error")) << bad;
+    }
+    // Without its rule table: 404, naming the file and what to do.
+    std::filesystem::remove(dir.path() / "international" / "KvK.rul");
+    const explorer::Explorer without(dir.path());
+    const explorer::Reply missing = without.probe("international", "W:WK1:BK33", std::string("E=1"));
+    EXPECT_EQ(missing.status, 404) << missing.body.dump();
+    EXPECT_NE(missing.body.at("error").get<std::string>().find("--rules"), std::string::npos);
 }
 
 // Bad input: a clear error, the right status, never a crash or a value.
