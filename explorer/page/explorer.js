@@ -1,6 +1,8 @@
 // The dtb explorer page: a board, the value of its position, every move with
 // its value, the best line, and a material's statistics, all from the JSON
-// API of `dtb serve` (docs/explorer.md). No network beyond that server.
+// API of `dtb serve` (docs/explorer.md); under the move-count draw rules on
+// request, with the counts of the game as fields that follow the moves
+// played. No network beyond that server.
 "use strict";
 
 const state = {
@@ -12,6 +14,8 @@ const state = {
   line: [],              // best line: [{fen, move}] from the position shown first
   lineAt: 0,
   tool: null,            // the editor's piece, or null
+  rules: false,          // answer under the move-count draw rules too
+  counts: { K: "", E: "", T: "" },  // the counts of the game, "" when not given (the count starts now)
 };
 
 const $ = (id) => document.getElementById(id);
@@ -108,11 +112,40 @@ async function api(path) {
   return body;
 }
 
+// "K=12,E=3" from the counts given, as the API takes them.
+function countsText() {
+  return Object.entries(state.counts).filter(([, v]) => v !== "").map(([k, v]) => `${k}=${v}`).join(",");
+}
+
+function setCounts(text) {
+  state.counts = { K: "", E: "", T: "" };
+  for (const item of (text || "").split(",")) {
+    const [k, v] = item.split("=");
+    if (k in state.counts) state.counts[k] = v;
+  }
+  $("count-k").value = state.counts.K;
+  $("count-e").value = state.counts.E;
+  $("count-t").value = state.counts.T;
+}
+
+function probePath(fen) {
+  const rules = state.rules ? `&count=${encodeURIComponent(countsText())}` : "";
+  return `api/probe?variant=${encodeURIComponent(state.variant)}&fen=${encodeURIComponent(fen)}${rules}`;
+}
+
+// "win, rule distance 3" or "draw (cursed win)": a value under the rules with
+// its class; the rule distance is the plies until the count is resolved
+// (by the win, or by a reset into a position won again; docs/rules.md).
+function ruleText(r) {
+  const marked = r.class === "cursed win" || r.class === "blessed loss" ? ` (${r.class})` : "";
+  return r.value === "draw" ? `draw${marked}` : `${r.value}${marked}, rule distance ${r.plies}`;
+}
+
 async function show(fen, { keepLine = false } = {}) {
   $("error").textContent = "";
   let answer;
   try {
-    answer = await api(`api/probe?variant=${encodeURIComponent(state.variant)}&fen=${encodeURIComponent(fen)}`);
+    answer = await api(probePath(fen));
   } catch (e) {
     state.position = parseFenSafely(fen);
     state.probe = null;
@@ -125,7 +158,8 @@ async function show(fen, { keepLine = false } = {}) {
   state.probe = answer;
   state.position = parseFen(answer.fen);
   $("fen").value = answer.fen;
-  history.replaceState(null, "", `#variant=${state.variant}&fen=${encodeURIComponent(answer.fen)}`);
+  const rules = state.rules ? `&count=${encodeURIComponent(countsText())}` : "";
+  history.replaceState(null, "", `#variant=${state.variant}&fen=${encodeURIComponent(answer.fen)}${rules}`);
   if (!keepLine) {
     state.line = [{ fen: answer.fen, move: null }];
     state.lineAt = 0;
@@ -160,6 +194,18 @@ function render() {
   if (state.probe) {
     $("value").textContent = `${side} to move: ${valueText(state.probe.value, state.probe.plies)}`;
     $("value").className = state.probe.value;
+    const r = state.probe.rules;
+    $("rules-value").replaceChildren();
+    if (r) {
+      const v = document.createElement("div");
+      v.textContent = `under the rules: ${ruleText(r)}`;
+      v.className = `${r.value} ${r.class === "cursed win" ? "cursed" : r.class === "blessed loss" ? "blessed" : ""}`;
+      const note = document.createElement("div");
+      note.className = "rule-note";
+      note.textContent = `${r.rule}${r.road_rule ? " with " + r.road_rule : ""}: ${r.plies_left} plies left; ` +
+        `rule distance ${valueText(r.distance.value, r.distance.plies)}`;
+      $("rules-value").append(v, note);
+    }
     const list = $("moves");
     list.replaceChildren();
     for (const m of state.probe.moves) {
@@ -168,7 +214,19 @@ function render() {
       li.className = v;
       li.dataset.fen = m.fen;
       li.textContent = `${m.move}: ${valueText(v, m.plies === null ? null : m.plies + 1)}`;
-      li.addEventListener("click", () => show(m.fen));
+      if (m.rules) {
+        // The value for the mover under the rules, and the counts after the move.
+        const mover = { ...m.rules, value: moverValue(m.rules), plies: m.rules.plies === null ? null : m.rules.plies + 1,
+          class: { "win": "loss", "loss": "win", "cursed win": "blessed loss", "blessed loss": "cursed win", "draw": "draw" }[m.rules.class] };
+        const span = document.createElement("span");
+        span.className = `${mover.value} ${mover.class === "cursed win" ? "cursed" : mover.class === "blessed loss" ? "blessed" : ""}`;
+        span.textContent = ` · rules: ${ruleText(mover)} [${m.rules.counts}]`;
+        li.appendChild(span);
+      }
+      li.addEventListener("click", () => {
+        if (m.rules) setCounts(m.rules.counts);  // the counts follow the game
+        show(m.fen);
+      });
       list.appendChild(li);
     }
     if (!state.probe.moves.length) list.textContent = "no legal move";
@@ -229,6 +287,15 @@ function setupEditor() {
     $("fen").value = toFen(state.position);
     render();
   });
+  $("rules-on").addEventListener("change", () => {
+    state.rules = $("rules-on").checked;
+    show(toFen(state.position));
+  });
+  for (const [id, key] of [["count-k", "K"], ["count-e", "E"], ["count-t", "T"]])
+    $(id).addEventListener("change", () => {
+      state.counts[key] = $(id).value;
+      if (state.rules) show(toFen(state.position));
+    });
   $("line-start").addEventListener("click", () => stepTo(0));
   $("line-back").addEventListener("click", () => stepTo(state.lineAt - 1));
   $("line-forward").addEventListener("click", () => stepTo(state.lineAt + 1));
@@ -308,6 +375,57 @@ async function showMaterial(material) {
     }
     $("material-sides").appendChild(div);
   }
+  if (state.rules) showRuleStats(material);
+}
+
+// Wins left when the ending arises with c plies already counted, c = 0..limit.
+function survivalChart(survival) {
+  const w = 760, h = 160, left = 50, top = Math.max(1, survival[0] || 0);
+  const bar = (w - left - 10) / Math.max(1, survival.length);
+  const svg = element("svg", { viewBox: `0 0 ${w} ${h + 20}`, class: "chart survival", role: "img" });
+  svg.setAttribute("aria-label", "wins left with the count already at c plies");
+  survival.forEach((n, c) => {
+    const height = (n / top) * (h - 20);
+    element("rect", { x: left + c * bar, y: h - height, width: bar * 0.9, height, class: "win-bar" }, svg)
+      .appendChild(title(`count at ${c}: ${n} wins left`));
+  });
+  const label = (x, y, text) => { const t = element("text", { x, y }, svg); t.textContent = text; };
+  label(0, 14, `wins ${top}`);
+  for (let c = 0; c < survival.length; c += Math.max(1, Math.ceil(survival.length / 10))) label(left + c * bar, h + 14, c);
+  return svg;
+}
+
+// The five classes and the survival curve of each side under the rules.
+async function showRuleStats(material) {
+  const box = document.createElement("div");
+  box.id = "rule-stats";
+  $("material-sides").appendChild(box);
+  let s;
+  try {
+    s = await api(`api/stats?variant=${encodeURIComponent(state.variant)}&material=${encodeURIComponent(material)}&rules=1`);
+  } catch (e) {
+    box.textContent = `under the rules: ${e.message}`;
+    return;
+  }
+  const h = document.createElement("h3");
+  h.textContent = `Under the draw rules: ${s.rule.article}${s.rule.road_article ? " with " + s.rule.road_article : ""}`;
+  box.appendChild(h);
+  for (const [key, name] of [["white_to_move", "White to move"], ["black_to_move", "Black to move"]]) {
+    const side = s[key];
+    const p = document.createElement("p");
+    p.textContent = `${name}, the count from zero:`;
+    box.appendChild(p);
+    const table = document.createElement("table");
+    table.className = "counts rule-classes";
+    table.innerHTML = "<tr><th>wins</th><th>cursed wins</th><th>draws</th><th>blessed losses</th><th>losses</th><th>longest rule win</th></tr>";
+    const row = table.insertRow();
+    for (const k of ["win", "cursed_win", "draw", "blessed_loss", "loss"]) row.insertCell().textContent = side.classes[k].toLocaleString();
+    row.insertCell().textContent = side.longest_rule_win === null ? "none" : `${side.longest_rule_win} plies`;
+    box.appendChild(table);
+    const q = document.createElement("p");
+    q.textContent = `wins left when the ending arises with c plies already counted (c = 0 to ${s.rule.limit}):`;
+    box.append(q, survivalChart(side.survival));
+  }
 }
 
 // --- routing ------------------------------------------------------------------
@@ -322,6 +440,11 @@ function route() {
     $("back-link").href = `#variant=${state.variant}&fen=${encodeURIComponent(state.probe ? state.probe.fen : starts[state.size])}`;
     showMaterial(params.get("material"));
     return;
+  }
+  if (params.has("count")) {
+    state.rules = true;
+    $("rules-on").checked = true;
+    setCounts(params.get("count"));
   }
   $("position-view").hidden = false;
   $("material-view").hidden = true;

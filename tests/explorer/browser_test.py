@@ -22,7 +22,8 @@ from selenium.webdriver.support.ui import WebDriverWait
 dtb, work = sys.argv[1], sys.argv[2]
 tables = os.path.join(work, "explorer-browser")
 shutil.rmtree(tables, ignore_errors=True)
-subprocess.run([dtb, "build", "--variant", "american", "--material", "KMvK", "--dir", tables, "--output", "quiet"],
+subprocess.run([dtb, "build", "--variant", "american", "--material", "KMvK", "--dir", tables, "--output", "quiet",
+                "--rules"],
                check=True, stdout=subprocess.DEVNULL)
 
 server = subprocess.Popen([dtb, "serve", "--dir", tables, "--port", "0"], stdout=subprocess.PIPE, text=True)
@@ -32,8 +33,8 @@ try:
     base = banner.split()[2]
     assert base.startswith("http://127.0.0.1:"), banner
 
-    def api(fen):
-        query = urllib.parse.urlencode({"variant": "american", "fen": fen})
+    def api(fen, count=None):
+        query = urllib.parse.urlencode({"variant": "american", "fen": fen, **({"count": count} if count is not None else {})})
         with urllib.request.urlopen(base + "api/probe?" + query) as r:
             return json.load(r)
 
@@ -92,7 +93,34 @@ try:
     assert driver.find_element(By.ID, "material-title").text == "american " + material(after["fen"])
     assert len(driver.find_elements(By.CSS_SELECTOR, "svg.chart")) == 2
     driver.save_screenshot(os.path.join(work, "explorer-material.png"))
+
+    # Under the rules: the counts as fields, the value under the rules with
+    # its class, each move's value and counts after it; a move played carries
+    # its counts into the fields.
+    def rule_text(r):
+        marked = f" ({r['class']})" if r["class"] in ("cursed win", "blessed loss") else ""
+        return f"draw{marked}" if r["value"] == "draw" else f"{r['value']}{marked}, rule distance {r['plies']}"
+    driver.get(base + "#variant=american&fen=" + urllib.parse.quote("W:WK1,6:BK32") + "&count=K%3D70")
+    expected = api("W:WK1,6:BK32", "K=70")
+    wait.until(lambda d: d.find_element(By.ID, "rules-value").text.startswith("under the rules: "))
+    shown = driver.find_element(By.ID, "rules-value").text.split("\n")[0]
+    assert shown == "under the rules: " + rule_text(expected["rules"]), (shown, expected["rules"])
+    assert driver.find_element(By.ID, "count-k").get_attribute("value") == "70"
+    items = driver.find_elements(By.CSS_SELECTOR, "#moves li")
+    for li, m in zip(items, expected["moves"]):
+        assert f"[{m['rules']['counts']}]" in li.text, (li.text, m)
+    driver.save_screenshot(os.path.join(work, "explorer-rules.png"))
+    first = expected["moves"][0]
+    items[0].click()
+    k_after = first["rules"]["counts"].split(",")[0].split("=")[1]
+    wait.until(lambda d: d.find_element(By.ID, "count-k").get_attribute("value") == k_after)
+    wait.until(lambda d: d.find_element(By.ID, "fen").get_attribute("value") == first["fen"])
+    driver.find_element(By.ID, "material-link").click()
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "svg.survival")) == 2)
+    assert len(driver.find_elements(By.CSS_SELECTOR, "table.rule-classes")) == 2
+    driver.save_screenshot(os.path.join(work, "explorer-rules-material.png"))
     print("explorer page: position, moves, best move, best line and material page shown as the API answers;",
+          "under the rules too;",
           "screenshots in", work)
 finally:
     if driver:
