@@ -220,14 +220,9 @@ private:
             if (draughts::has_capture<V>(q)) {
                 draughts::MoveList<N> moves;
                 draughts::generate_moves<V>(q, moves);
-                Value best = Value::loss(0);
-                for (const Move& m : moves) {
-                    Position child = q;
-                    draughts::make_move(child, m);
-                    const Value v = through(child, true, limit, codes);
-                    if (preferred(v, best)) best = v;
-                }
-                return settle(l, best);
+                return settle(l, best_of_moves(q, moves, [&](const Move&, const Position& child) {
+                                  return through(child, true, limit, codes);
+                              }));
             }
             // The man moves of the pair's men (PairSpace::ManExit): a
             // promotion's child found by its material, any other's ranked

@@ -24,19 +24,28 @@
 
 namespace dtb {
 
-// The value of p for its side to move given its legal moves and the value of
-// the position after each (for the side to move there): the quickest win, else
-// a draw, else the slowest loss; a loss in 0 without moves.
+// The value of p for its side to move given its legal moves and each move's
+// value for the mover, `mover_value(move, child)`: the quickest win, else a
+// draw, else the slowest loss; a loss in 0 without moves.
 template <int N, class F>
-Value best_over_moves(const draughts::Position<N>& p, const draughts::MoveList<N>& moves, F&& value_after) {
+Value best_of_moves(const draughts::Position<N>& p, const draughts::MoveList<N>& moves, F&& mover_value) {
     Value best = Value::loss(0);
     for (const draughts::Move<N>& m : moves) {
         draughts::Position<N> child = p;
         draughts::make_move(child, m);
-        const Value v = before_move(value_after(child));
+        const Value v = mover_value(m, child);
         if (preferred(v, best)) best = v;
     }
     return best;
+}
+
+// The same given the value of the position after each move (for the side to
+// move there): one ply more, for the other side.
+template <int N, class F>
+Value best_over_moves(const draughts::Position<N>& p, const draughts::MoveList<N>& moves, F&& value_after) {
+    return best_of_moves(p, moves, [&](const draughts::Move<N>&, const draughts::Position<N>& child) {
+        return before_move(value_after(child));
+    });
 }
 
 template <class V>

@@ -59,14 +59,9 @@ public:
         const GoverningCount count = governing_count<Draw>(material_of(p));
         draughts::MoveList<N> moves;
         draughts::generate_moves<V>(p, moves);
-        Value best = Value::loss(0);
-        for (const Move& m : moves) {
-            Position child = p;
-            draughts::make_move(child, m);
-            const Value v = through(count, child, man_or_capture(p, m), after_road);
-            if (preferred(v, best)) best = v;
-        }
-        return best;
+        return best_of_moves(p, moves, [&](const Move& m, const Position& child) {
+            return through(count, child, man_or_capture(p, m), after_road);
+        });
     }
 
     // Whether m, from p, is a man move or a capture (which start the

@@ -38,40 +38,49 @@ struct TableFailures : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// Every position g of table `slot` (both sides to move) without a capture,
+// in parallel, given to `check(p, g)`, which describes p if its stored value
+// disagrees with its moves (else an empty string). Returns how many
+// disagree; one of them is described in `first`.
+template <class V, class Check>
+std::uint64_t disagreements(const Prober<V>& prober, int slot, std::string& first, Check&& check) {
+    constexpr int N = V::board_size;
+    const Material m = prober.tables().materials()[slot];
+    const Index<N> own(m), mirror(m.mirrored());
+    const std::uint64_t size = static_cast<std::uint64_t>(sides_of(m)) * own.size();
+    std::atomic<std::uint64_t> wrong{0};
+    std::mutex first_mutex;
+    tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, size, 4096), [&](const tbb::blocked_range<std::uint64_t>& r) {
+        for (std::uint64_t g = r.begin(); g != r.end(); ++g) {
+            const draughts::Position<N> p = table_position(own, mirror, g);
+            if (draughts::has_capture<V>(p)) continue;  // stored as a filler
+            std::string wrong_here = check(p, g);
+            if (wrong_here.empty() || wrong++ != 0) continue;
+            const std::lock_guard lock(first_mutex);
+            first = std::move(wrong_here);
+        }
+    });
+    return wrong;
+}
+
 // The forward check of one table: every stored value (both files) of a
 // position without a capture against the best over its moves. Returns the
 // number of positions that disagree; the first is described in `first`.
 template <class V>
 std::uint64_t check_values(const Prober<V>& prober, int slot, std::string& first) {
-    constexpr int N = V::board_size;
-    using Position = draughts::Position<N>;
+    using Position = draughts::Position<V::board_size>;
     const TableSet& tables = prober.tables();
-    const Material m = tables.materials()[slot];
-    const Index<N> own(m), mirror(m.mirrored());
-    const std::uint64_t size = static_cast<std::uint64_t>(sides_of(m)) * own.size();
-    std::atomic<std::uint64_t> wrong{0};
-    std::mutex first_mutex;
-    const tbb::blocked_range<std::uint64_t> all(0, size, 4096);
-    tbb::parallel_for(all, [&](const tbb::blocked_range<std::uint64_t>& r) {
-        draughts::MoveList<N> moves;
-        for (std::uint64_t g = r.begin(); g != r.end(); ++g) {
-            const Position p = table_position(own, mirror, g);
-            draughts::generate_moves<V>(p, moves);
-            if (!moves.empty() && moves[0].is_capture()) continue;  // stored as a filler
-            const Value best = best_over_moves(p, moves, [&](const Position& child) { return prober.value(child); });
-            const Value stored = value_of_dtw_code(tables.stored_dtw_code(slot, g));
-            const Wdl stored_wdl = tables.stored_wdl(slot, g);
-            if (stored == best && stored_wdl == best.wdl) continue;
-            if (wrong++ == 0) {
-                const std::lock_guard lock(first_mutex);
-                first = fmt::format("{} (position {}): the .dtw file holds {}, the .wld file {}, its moves give {}",
-                                    draughts::to_fen(p), g, to_string(stored),
-                                    stored_wdl == Wdl::win ? "win" : stored_wdl == Wdl::loss ? "loss" : "draw",
-                                    to_string(best));
-            }
-        }
+    return disagreements(prober, slot, first, [&](const Position& p, std::uint64_t g) {
+        draughts::MoveList<V::board_size> moves;
+        draughts::generate_moves<V>(p, moves);
+        const Value best = best_over_moves(p, moves, [&](const Position& child) { return prober.value(child); });
+        const Value stored = value_of_dtw_code(tables.stored_dtw_code(slot, g));
+        const Wdl stored_wdl = tables.stored_wdl(slot, g);
+        if (stored == best && stored_wdl == best.wdl) return std::string();
+        return fmt::format("{} (position {}): the .dtw file holds {}, the .wld file {}, its moves give {}",
+                           draughts::to_fen(p), g, to_string(stored),
+                           stored_wdl == Wdl::win ? "win" : stored_wdl == Wdl::loss ? "loss" : "draw", to_string(best));
     });
-    return wrong;
 }
 
 // The same check of a .rul table: every stored rule distance of a position
@@ -80,35 +89,25 @@ std::uint64_t check_values(const Prober<V>& prober, int slot, std::string& first
 // lone king alone on the road before it holding their value after it.
 template <class V>
 std::uint64_t check_rule_values(const Prober<V>& prober, int slot, std::string& first) {
-    constexpr int N = V::board_size;
-    using Position = draughts::Position<N>;
+    using Position = draughts::Position<V::board_size>;
     const TableSet& tables = prober.tables();
-    const Material m = tables.materials()[slot];
     const RuleProber<V> rules(prober);
     const TableHeader& h = tables.file(slot, TableKind::rul).header();
     const bool literal = h.rules.literal_road != 0;
-    const Index<N> own(m), mirror(m.mirrored());
-    const std::uint64_t size = static_cast<std::uint64_t>(sides_of(m)) * own.size();
-    std::atomic<std::uint64_t> wrong{0};
-    std::mutex first_mutex;
+    const std::uint64_t size = h.positions() / static_cast<std::uint64_t>(h.rules.arrays());
+    std::uint64_t wrong = 0;
     for (int array = 0; array < h.rules.arrays(); ++array) {
         const bool after_road = array == 1;
-        tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, size, 4096), [&](const tbb::blocked_range<std::uint64_t>& r) {
-            for (std::uint64_t g = r.begin(); g != r.end(); ++g) {
-                const Position p = table_position(own, mirror, g);
-                if (draughts::has_capture<V>(p)) continue;  // stored as a filler
-                const bool on_road = !after_road && h.rules.road_limit > 0 && lone_king_on_road(p, literal);
-                const Value expected = on_road ? rules.distance(p, true) : rules.searched(p, after_road);
-                const Value stored = value_of_rule_code(tables.stored_rule_code(slot, array * size + g));
-                if (stored == expected) continue;
-                if (wrong++ == 0) {
-                    const std::lock_guard lock(first_mutex);
-                    first = fmt::format("{} (position {}{}): the .rul file holds {}, its moves give {}",
-                                        draughts::to_fen(p), g, after_road ? ", after the main road" : "",
-                                        to_string(stored), to_string(expected));
-                }
-            }
+        std::string first_here;
+        wrong += disagreements(prober, slot, first_here, [&](const Position& p, std::uint64_t g) {
+            const bool on_road = !after_road && h.rules.road_limit > 0 && lone_king_on_road(p, literal);
+            const Value expected = on_road ? rules.distance(p, true) : rules.searched(p, after_road);
+            const Value stored = value_of_rule_code(tables.stored_rule_code(slot, array * size + g));
+            if (stored == expected) return std::string();
+            return fmt::format("{} (position {}{}): the .rul file holds {}, its moves give {}", draughts::to_fen(p), g,
+                               after_road ? ", after the main road" : "", to_string(stored), to_string(expected));
         });
+        if (first.empty()) first = std::move(first_here);
     }
     return wrong;
 }
