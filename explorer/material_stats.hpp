@@ -145,6 +145,8 @@ nlohmann::ordered_json stats_json(std::string_view variant, const MaterialStats<
 struct RuleSideStats {
     std::array<std::uint64_t, 5> classes{};  // by RuleClass, loss first
     SideStats distances;
+    // The first cursed win and blessed loss in index order, if any (~0 if none).
+    std::uint64_t first_cursed = ~std::uint64_t{0}, first_blessed = ~std::uint64_t{0};
 
     std::uint64_t of(RuleClass c) const { return classes[static_cast<std::size_t>(static_cast<int>(c) + 2)]; }
     // Wins that are still wins when the ending arises with c plies already
@@ -161,6 +163,8 @@ struct RuleSideStats {
 
     static RuleSideStats join(RuleSideStats a, const RuleSideStats& b) {
         for (std::size_t i = 0; i < a.classes.size(); ++i) a.classes[i] += b.classes[i];
+        a.first_cursed = std::min(a.first_cursed, b.first_cursed);
+        a.first_blessed = std::min(a.first_blessed, b.first_blessed);
         a.distances = SideStats::join(std::move(a.distances), b.distances);
         return a;
     }
@@ -173,6 +177,8 @@ struct RuleMaterialStats {
     GoverningCount count;
     RuleSideStats white, black;
     std::optional<draughts::Position<N>> white_example, black_example;  // of the longest rule win
+    // The first cursed win and blessed loss of each side, if any.
+    std::optional<draughts::Position<N>> white_cursed, white_blessed, black_cursed, black_blessed;
 };
 
 template <class V, class PositionOf>
@@ -184,7 +190,10 @@ RuleSideStats count_rule_side(const Prober<V>& prober, const RuleProber<V>& rule
             for (std::uint64_t i = r.begin(); i != r.end(); ++i) {
                 const auto p = position_of(index.unrank(i));
                 const Value d = rules.distance(p);
-                ++s.classes[static_cast<std::size_t>(static_cast<int>(rule_class(prober.wdl(p), d.wdl)) + 2)];
+                const RuleClass c = rule_class(prober.wdl(p), d.wdl);
+                ++s.classes[static_cast<std::size_t>(static_cast<int>(c) + 2)];
+                if (c == RuleClass::cursed_win) s.first_cursed = std::min(s.first_cursed, i);
+                if (c == RuleClass::blessed_loss) s.first_blessed = std::min(s.first_blessed, i);
                 s.distances.add(d, i);
             }
             return s;
@@ -210,6 +219,14 @@ RuleMaterialStats<V::board_size> rule_material_stats(const Prober<V>& prober, co
                                        std::nullopt};
     if (s.white.distances.max_win() >= 0) s.white_example = own.unrank(s.white.distances.example);
     if (s.black.distances.max_win() >= 0) s.black_example = mirror.unrank(s.black.distances.example).flipped();
+    const auto at = [](const Index<V::board_size>& index, std::uint64_t i, bool turned) {
+        return i == ~std::uint64_t{0} ? std::nullopt
+                                      : std::optional(turned ? index.unrank(i).flipped() : index.unrank(i));
+    };
+    s.white_cursed = at(own, s.white.first_cursed, false);
+    s.white_blessed = at(own, s.white.first_blessed, false);
+    s.black_cursed = at(mirror, s.black.first_cursed, true);
+    s.black_blessed = at(mirror, s.black.first_blessed, true);
     return s;
 }
 
@@ -225,7 +242,9 @@ inline std::string json_key(RuleClass c) {
 
 template <int N>
 nlohmann::ordered_json rule_stats_json(std::string_view variant, const RuleMaterialStats<N>& s) {
-    const auto side = [&](const RuleSideStats& st, const std::optional<draughts::Position<N>>& example) {
+    using Example = std::optional<draughts::Position<N>>;
+    const auto fen = [](const Example& p) { return p ? nlohmann::ordered_json(draughts::to_fen(*p)) : nlohmann::ordered_json(); };
+    const auto side = [&](const RuleSideStats& st, const Example& example, const Example& cursed, const Example& blessed) {
         nlohmann::ordered_json classes;
         for (RuleClass c : {RuleClass::win, RuleClass::cursed_win, RuleClass::draw, RuleClass::blessed_loss,
                             RuleClass::loss})
@@ -235,6 +254,8 @@ nlohmann::ordered_json rule_stats_json(std::string_view variant, const RuleMater
                                       {"longest_rule_win", j["max_dtw_win"]},
                                       {"count_at_longest", j["count_at_max_win"]},
                                       {"example_longest", j["example_max_win"]},
+                                      {"example_cursed_win", fen(cursed)},
+                                      {"example_blessed_loss", fen(blessed)},
                                       {"rule_distances", j["histogram"]},
                                       {"survival", st.survival(s.count.limit)}};
         return out;
@@ -248,8 +269,8 @@ nlohmann::ordered_json rule_stats_json(std::string_view variant, const RuleMater
             {"material", s.material.name()},
             {"positions_per_side", s.positions_per_side},
             {"rule", rule},
-            {"white_to_move", side(s.white, s.white_example)},
-            {"black_to_move", side(s.black, s.black_example)}};
+            {"white_to_move", side(s.white, s.white_example, s.white_cursed, s.white_blessed)},
+            {"black_to_move", side(s.black, s.black_example, s.black_cursed, s.black_blessed)}};
 }
 
 }  // namespace dtb
