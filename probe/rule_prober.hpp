@@ -10,6 +10,7 @@
 #pragma once
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -151,7 +152,9 @@ public:
             } else {
                 candidate.after = value(child, candidate.counts);
                 const GoverningCount c = governing_count<Draw>(material_of(child));
-                distance = rule_through(candidate.after.distance, count.continues_into(c, man_or_capture(p, m)), 1 << 20);
+                // The plies to resolve this position's count through the move (no limit: it is inside it).
+                distance = rule_through(candidate.after.distance, count.continues_into(c, man_or_capture(p, m)),
+                                        std::numeric_limits<int>::max());
                 plain = before_move(candidate.after.dtw);
             }
             const Wdl wdl = before_move(candidate.after.wdl);

@@ -61,7 +61,7 @@ def main(manifest_path, stats_path):
     print()
     short = [m for m, _, longest, limit in unchanged if longest is not None and longest <= limit]
     if short:
-        print("Unchanged because every plain win is shorter than the governing count: " + ", ".join(short) + ".")
+        print("Unchanged, with every plain win (both sides to move) no longer than the governing count: " + ", ".join(short) + ".")
 
 
 if __name__ == "__main__":
