@@ -2,8 +2,10 @@
 # verify` of .rul tables from the command line (docs/rules.md): the same
 # .rul files whatever the threads and the memory, a build killed after a
 # .rul is written and resumed, the figures issue 19 gives for Brazilian
-# three kings against one (found apart from this code), hand-made positions
-# on each side of a count's limit, and every bad count and table refused
+# three kings against one (found apart from this code), a hand-made
+# position on each side of the limit of every count (FMJD 6.3-6.5, CBD 16,
+# the 40-move rule, FMJD-64 7.2.4, 7.2.5, 7.2.7, 7.2.8, and a side without a
+# move at a full count), and every bad count and table refused
 # with a message and a non-zero status. The rule distances themselves are
 # checked against the brute-force player of the rules in rule_solver_tests.
 include(${CMAKE_CURRENT_LIST_DIR}/run.cmake)
@@ -103,9 +105,42 @@ expect_in("${err}" "E=11 is past the limit of FMJD 6.5")
 run(1 probe --variant international --dir ${work}/intl --rules --count E=1 W:WK46,K1:BK41,K32)
 expect_in("${err}" "not a lone-king ending")
 
-# Russian: the main-road count cannot exceed the ending's; 7.2.7 with men is refused.
-run(0 build --variant russian --material KKKvK --material KKMvK --dir ${work}/russian --rules)
+# On 8x8 boards (squares as PDN numbers them: 29, 25, 22, 18, 15 is the long
+# diagonal, the main road, from White's left corner), White's king on 29
+# takes Black's king on 25 and, for two kings, on 18 too (landing on 22,
+# then 15 or beyond): the game is over in 1 ply, a win at one ply left and
+# a draw at none. Brazilian, CBD 16 (20 moves each of kings only, 40 plies):
+foreach(k 39 40)
+  run(0 probe --variant brazilian --dir ${work}/whole --rules --count K=${k} W:WK29,K1:BK25,K18)
+  set(brazilian${k} "${last}")
+endforeach()
+expect_in("${brazilian39}" "win 1 (win;")
+expect_in("${brazilian40}" "draw (cursed win;")
+# American, the 40-move rule (80 plies); the king jumps 25 and 18 in one move.
+run(0 build --variant american --material KKvKK --dir ${work}/american --rules)
+run(0 probe --variant american --dir ${work}/american --rules --count K=79 W:WK29,K1:BK25,K18)
+expect_in("${last}" "win 1 (win;")
+run(0 probe --variant american --dir ${work}/american --rules --count K=80 W:WK29,K1:BK25,K18)
+expect_in("${last}" "draw (cursed win;")
+
+# Russian: 7.2.5 (15 moves of kings only, 30 plies), 7.2.8 (one king against
+# two: 5 moves, 10 plies), 7.2.4 (three kings against one: 15 moves, 30
+# plies), and 7.2.7 (the main road, 10 plies from when the lone king first
+# stood alone on it; here the count given, T), each at one ply left and at
+# none. The main-road count cannot exceed the ending's; 7.2.7 with men is
+# refused.
+run(0 build --variant russian --material KKKvK --material KKMvK --material KKvKK --dir ${work}/russian --rules)
 expect_in("${out}" "no rule table: KKMvK: FMJD-64 7.2.7")
+foreach(case "K=29;W:WK29,K1:BK25,K18;win 1 (win;" "K=30;W:WK29,K1:BK25,K18;draw (cursed win;"
+             "E=9;W:WK29,K1:BK25;win 1 (win;" "E=10;W:WK29,K1:BK25;draw (cursed win;"
+             "E=29;W:WK29,K1,K2:BK25;win 1 (win;" "E=30;W:WK29,K1,K2:BK25;draw (cursed win;"
+             "E=20,T=9;W:WK29,K1,K2:BK25;win 1 (win;" "E=20,T=10;W:WK29,K1,K2:BK25;draw (cursed win;")
+  list(GET case 0 counts)
+  list(GET case 1 fen)
+  list(GET case 2 expected)
+  run(0 probe --variant russian --dir ${work}/russian --rules --count ${counts} ${fen})
+  expect_in("${last}" "${expected}")
+endforeach()
 run(1 probe --variant russian --dir ${work}/russian --rules --count E=3,T=4 W:WK1,K3,K5:BK29)
 expect_in("${err}" "T=4 is larger than E=3")
 run(1 probe --variant russian --dir ${work}/russian --rules --count E=20,T=11 W:WK1,K3,K5:BK29)
