@@ -1,12 +1,15 @@
 #include "builder/rule_build.hpp"
 
 #include <algorithm>
+#include <exception>
 #include <map>
+#include <mutex>
 #include <memory>
 #include <optional>
 
 #include <fmt/core.h>
 #include <tbb/global_control.h>
+#include <tbb/task_group.h>
 
 #include "builder/material_job.hpp"
 #include "builder/progress.hpp"
@@ -17,11 +20,15 @@ namespace dtb {
 
 namespace {
 
-// The rule tables of a build's materials, one after the other in the plan's
-// order, each with every thread (RuleSolver solves the block pairs of a
-// level in parallel). The rule values a later material reads are kept in
-// memory (a byte a position) while some use is left and they fit the
-// budget; the others are read from their .rul files through the probe.
+// The rule tables of a build's materials in the plan's order, each started
+// once the materials it leads to are done, several at once when their
+// working sets fit the budget (a oneTBB task group, as the plain build does);
+// each solved with the threads it gets (RuleSolver solves the block pairs of
+// a level in parallel, a pair on one thread, so a material of kings only,
+// one pair, runs on one core while others run beside it). The rule values a
+// later material reads are kept in memory (a byte a position) while some use
+// is left and they fit the budget; the others are read from their .rul
+// files through the probe.
 template <class V>
 class RuleBuilder {
 public:
@@ -33,7 +40,6 @@ public:
     RuleBuildReport run() {
         const Clock::time_point start = Clock::now();
         budget_ = o_.memory_bytes ? o_.memory_bytes : default_memory_bytes();
-        std::vector<const PlannedMaterial*> to_build;
         for (const PlannedMaterial& p : plan_.materials()) {
             if (const std::optional<std::string> why = refusal(p)) {
                 refused_[p.material] = *why;
@@ -44,16 +50,31 @@ public:
                 report_.bytes += plan_.manifest().find(p.material)->rules->bytes;
                 note(fmt::format("{:<10} rule table already built (in the manifest, file intact)", p.material.name()));
             } else {
-                to_build.push_back(&p);
+                Node& node = nodes_[p.material];
+                node.plan = &p;
                 for (const Material& s : p.successors) ++uses_[s];
             }
         }
+        for (auto& [m, node] : nodes_)
+            for (const Material& s : node.plan->successors)
+                if (const auto it = nodes_.find(s); it != nodes_.end()) {
+                    ++node.pending;
+                    it->second.dependents.push_back(m);
+                }
         {
             std::optional<tbb::global_control> threads;
             if (o_.threads > 0)
                 threads.emplace(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(o_.threads));
-            for (const PlannedMaterial* p : to_build) solve(*p);
+            {
+                const std::lock_guard lock(mutex_);
+                for (const PlannedMaterial& p : plan_.materials())
+                    if (const auto it = nodes_.find(p.material); it != nodes_.end() && it->second.pending == 0)
+                        waiting_.push_back(p.material);
+                start_ready();
+            }
+            group_.wait();
         }
+        if (failure_) std::rethrow_exception(failure_);
         report_.seconds = seconds_since(start);
         return std::move(report_);
     }
@@ -90,47 +111,94 @@ private:
         }
     }
 
-    void solve(const PlannedMaterial& p) {
-        const Clock::time_point start = Clock::now();
-        const Material& m = p.material;
-        // Successors not in memory are read from their files, through a
-        // probe opened now (it lists the files written so far).
-        std::optional<Prober<V>> prober;
-        std::optional<RuleProber<V>> files;
-        const bool all_held = std::all_of(p.successors.begin(), p.successors.end(),
-                                          [&](const Material& s) { return held_.count(s) > 0; });
-        if (!all_held) {
-            prober.emplace(o_.dir);
-            files.emplace(*prober);
-        }
-        RuleSuccessors<V> successors(files ? &*files : nullptr);
-        for (const Material& s : p.successors)
-            if (const auto it = held_.find(s); it != held_.end()) successors.add(it->second);
-        auto values = std::make_shared<const RuleValues>(RuleSolver<V>(m, successors, o_.literal_road).solve());
+    struct Node {
+        const PlannedMaterial* plan = nullptr;
+        int pending = 0;                   // materials it leads to still to build
+        std::vector<Material> dependents;  // those that lead to it
+    };
 
-        const TableSpec spec = table_spec(o_, N, m, values->positions_per_side, 0);
-        const WrittenTable written = write_rule_table(plan_.variant_dir(), spec,
-                                                      rule_record<Draw>(values->count, o_.literal_road),
-                                                      rule_file_source<V>(*values));
-        maybe_kill_after_write(m.name() + ".rul");
-        ManifestEntry entry = *plan_.manifest().find(m);
-        RuleEntry& r = entry.rules.emplace();
-        r.bytes = written.bytes;
-        r.checksum = written.checksum;
-        r.profile = std::string(Draw::profile);
-        r.limit = values->count.limit;
-        r.road_limit = values->count.road_limit;
-        r.literal_road = o_.literal_road;
-        for (const std::uint8_t code : values->codes) {
-            const Value v = value_of_rule_code(code);
-            if (v.wdl == Wdl::win) {
-                ++r.wins;
-                r.longest_win = std::max(r.longest_win, v.plies);
-            } else {
-                ++(v.wdl == Wdl::loss ? r.losses : r.draws);
+    // The bytes a material holds while it is solved: a byte a position, two
+    // with a main road (RuleSolver), the pairs' scratch besides.
+    std::uint64_t working_bytes(const Material& m) const {
+        const std::uint64_t positions = nodes_.at(m).plan->positions;
+        return governing_count<Draw>(m).has_road() ? 2 * positions : positions;
+    }
+
+    // Starts the waiting materials that fit the budget beside what is held,
+    // in the order they became ready; with nothing in work, the first in any
+    // case (called with the mutex held).
+    void start_ready() {
+        if (failure_) return;
+        for (auto it = waiting_.begin(); it != waiting_.end();) {
+            const std::uint64_t bytes = working_bytes(*it);
+            if (running_ > 0 && held_bytes() + working_ + bytes > budget_) {
+                ++it;
+                continue;
             }
+            ++running_;
+            working_ += bytes;
+            // What it reads, as held now (kept alive while it runs).
+            std::vector<std::shared_ptr<const RuleValues>> held;
+            for (const Material& s : nodes_.at(*it).plan->successors)
+                if (const auto h = held_.find(s); h != held_.end()) held.push_back(h->second);
+            group_.run([this, m = *it, held = std::move(held)] { solve(m, held); });
+            it = waiting_.erase(it);
         }
-        r.seconds = seconds_since(start);
+    }
+
+    void solve(const Material& m, const std::vector<std::shared_ptr<const RuleValues>>& held) {
+        try {
+            const Clock::time_point start = Clock::now();
+            const PlannedMaterial& p = *nodes_.at(m).plan;
+            // Successors not in memory are read from their files, through a
+            // probe opened now (it lists the files written so far).
+            std::optional<Prober<V>> prober;
+            std::optional<RuleProber<V>> files;
+            if (held.size() < p.successors.size()) {
+                prober.emplace(o_.dir);
+                files.emplace(*prober);
+            }
+            RuleSuccessors<V> successors(files ? &*files : nullptr);
+            for (const auto& values : held) successors.add(values);
+            auto values = std::make_shared<const RuleValues>(RuleSolver<V>(m, successors, o_.literal_road).solve());
+
+            const TableSpec spec = table_spec(o_, N, m, values->positions_per_side, 0);
+            const WrittenTable written = write_rule_table(plan_.variant_dir(), spec,
+                                                          rule_record<Draw>(values->count, o_.literal_road),
+                                                          rule_file_source<V>(*values));
+            maybe_kill_after_write(m.name() + ".rul");
+            RuleEntry r;
+            r.bytes = written.bytes;
+            r.checksum = written.checksum;
+            r.profile = std::string(Draw::profile);
+            r.limit = values->count.limit;
+            r.road_limit = values->count.road_limit;
+            r.literal_road = o_.literal_road;
+            for (const std::uint8_t code : values->codes) {
+                const Value v = value_of_rule_code(code);
+                if (v.wdl == Wdl::win) {
+                    ++r.wins;
+                    r.longest_win = std::max(r.longest_win, v.plies);
+                } else {
+                    ++(v.wdl == Wdl::loss ? r.losses : r.draws);
+                }
+            }
+            r.seconds = seconds_since(start);
+            finished(m, std::move(values), r);
+        } catch (...) {
+            const std::lock_guard lock(mutex_);
+            if (!failure_) failure_ = std::current_exception();
+            --running_;
+        }
+        return_free_memory();
+    }
+
+    // Records a finished material (manifest, report), keeps its values for
+    // the materials that read it, and starts those now ready.
+    void finished(const Material& m, std::shared_ptr<const RuleValues> values, const RuleEntry& r) {
+        const std::lock_guard lock(mutex_);
+        ManifestEntry entry = *plan_.manifest().find(m);
+        entry.rules = r;
         plan_.manifest().put(entry);
         plan_.manifest().save(plan_.variant_dir() / Manifest::file_name);
         ++report_.built;
@@ -139,20 +207,30 @@ private:
         note(fmt::format("{:<10} {:>14} positions  rule wins {}, draws {}, losses {}  longest {}  {} bytes  {:.1f} s",
                          m.name() + ".rul", with_commas(values->codes.size()), with_commas(r.wins),
                          with_commas(r.draws), with_commas(r.losses), r.longest_win, with_commas(r.bytes), r.seconds));
-
+        --running_;
+        working_ -= working_bytes(m);
+        const Node& node = nodes_.at(m);
         if (uses_[m] > 0) held_[m] = std::move(values);
-        for (const Material& s : p.successors)
+        for (const Material& s : node.plan->successors)
             if (--uses_[s] == 0) held_.erase(s);
         fit_budget();
-        return_free_memory();
+        for (const Material& d : node.dependents)
+            if (--nodes_.at(d).pending == 0) waiting_.push_back(d);
+        start_ready();
+    }
+
+    std::uint64_t held_bytes() const {
+        std::uint64_t total = 0;
+        for (const auto& [m, v] : held_) total += v->codes.size() + v->after_road.size();
+        return total;
     }
 
     // Lets the held values with the fewest uses left go (read from their
-    // files when needed) while they exceed the budget.
+    // files when needed) while they and the working sets exceed the budget
+    // (called with the mutex held).
     void fit_budget() {
         const auto bytes = [](const auto& v) { return v->codes.size() + v->after_road.size(); };
-        std::uint64_t total = 0;
-        for (const auto& [m, v] : held_) total += bytes(v);
+        std::uint64_t total = held_bytes() + working_;
         while (total > budget_ && !held_.empty()) {
             const auto fewest = std::min_element(held_.begin(), held_.end(), [&](const auto& a, const auto& b) {
                 return uses_[a.first] < uses_[b.first];
@@ -162,6 +240,7 @@ private:
         }
     }
 
+    // Called with the mutex held, or before any task runs.
     void note(const std::string& line) const {
         if (o_.output == BuildOptions::Output::quiet) return;
         fmt::print("{}\n", line);
@@ -172,8 +251,15 @@ private:
     BuildPlan& plan_;
     std::uint64_t budget_ = 0;
     std::map<Material, std::string> refused_;
-    std::map<Material, int> uses_;  // materials still to build that read each one
+    std::map<Material, Node> nodes_;  // the materials to build
+    std::map<Material, int> uses_;    // materials still to build that read each one
     std::map<Material, std::shared_ptr<const RuleValues>> held_;
+    std::vector<Material> waiting_;  // ready, waiting for room
+    int running_ = 0;
+    std::uint64_t working_ = 0;  // the working sets of the materials in work
+    std::exception_ptr failure_;  // the first material that failed; the others are not started
+    std::mutex mutex_;
+    tbb::task_group group_;
     RuleBuildReport report_;
 };
 
