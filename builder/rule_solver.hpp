@@ -20,11 +20,13 @@
 // stood alone on the main road (limit the road's), then before it, where
 // positions with the lone king alone on the road take their value after.
 //
-// This first version solves a pair on one thread (pairs of a level in
-// parallel); a material of kings only is one pair.
+// Small block pairs are solved one a thread, the pairs of a level in
+// parallel; big ones one at a time with every thread inside (a material of
+// kings only is one pair).
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -134,8 +136,15 @@ public:
     // `successors` must hold every material `canonical`'s captures and
     // promotions lead to. Throws RulesRefused for a material the rules
     // give two counts (governing_count()).
-    RuleSolver(const Material& canonical, const RuleSuccessors<V>& successors, bool literal_road = false)
-        : space_(canonical), successors_(successors), literal_road_(literal_road) {
+    // Block pairs of at least this many positions are solved one at a time
+    // with every thread inside (as MaterialSolver does); smaller ones one a
+    // thread, the pairs of a level in parallel.
+    static constexpr std::uint64_t default_shared_pair_positions = std::uint64_t{1} << 15;
+
+    RuleSolver(const Material& canonical, const RuleSuccessors<V>& successors, bool literal_road = false,
+               std::uint64_t shared_pair_positions = default_shared_pair_positions)
+        : space_(canonical), successors_(successors), literal_road_(literal_road),
+          shared_pair_positions_(shared_pair_positions) {
         values_.material = canonical;
         values_.count = governing_count<typename V::draw_rules>(canonical);
         values_.positions_per_side = space_.side(0).size();
@@ -168,12 +177,19 @@ private:
         tbb::enumerable_thread_specific<PairScratch> scratches;
         for (const auto& level : levels.levels()) {
             const auto pairs = space_.pairs_of(levels, level.potential);
+            if (2 * space_.side(0).king_placements() >= shared_pair_positions_) {
+                // Big pairs one at a time, every thread inside each.
+                PairScratch scratch;
+                for (const auto& pair : pairs)
+                    solve_pair<true>(codes, limit, road, space_.layout_of(pair), space_.pair_positions(pair), scratch);
+                continue;
+            }
             tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pairs.size(), 1),
                               [&](const tbb::blocked_range<std::size_t>& r) {
                                   PairScratch& scratch = scratches.local();
                                   for (std::size_t i = r.begin(); i != r.end(); ++i)
-                                      solve_pair(codes, limit, road, space_.layout_of(pairs[i]),
-                                                 space_.pair_positions(pairs[i]), scratch);
+                                      solve_pair<false>(codes, limit, road, space_.layout_of(pairs[i]),
+                                                        space_.pair_positions(pairs[i]), scratch);
                               });
         }
     }
@@ -201,7 +217,15 @@ private:
         return rule_through(v, values_.count.continues_into(count, man_move_or_capture), limit);
     }
 
-    // Sets up and solves one block pair on this thread.
+    // Sets up and solves one block pair: on this thread, or (Shared) with
+    // every thread, the set-up and each bucket in parallel chunks. Shared,
+    // the states are atomic bytes (PairStates<true>) and so are the codes
+    // of the pair; a bucket holds wins and losses together (no parity), so
+    // a claim (a predecessor of a loss wins) and a count-down (of a win) may
+    // meet on one position: each is a compare-and-swap that leaves a
+    // settled position alone. A position with a lost child never has all
+    // its king moves won, so the two never both settle one.
+    template <bool Shared>
     void solve_pair(std::vector<std::uint8_t>& codes, int limit, const std::vector<std::uint8_t>* road,
                     const Layout& layout, std::uint64_t count, PairScratch& scratch) const {
         // The scratch's buckets are left empty by the pair before.
@@ -209,89 +233,149 @@ private:
         state.assign(count, 0);
         Buckets& buckets = scratch.buckets;
         if (buckets.size() < static_cast<std::size_t>(limit) + 1) buckets.resize(static_cast<std::size_t>(limit) + 1);
-        auto code = [&](std::uint64_t l) -> std::uint8_t& { return codes[layout.storage(l)]; };
-        auto settle = [&](std::uint64_t l, Value v) {
-            code(l) = rule_code(v);
-            state[l] = v.wdl == Wdl::draw ? done : settled;
-            if (v.wdl != Wdl::draw) buckets[v.plies].push_back(static_cast<std::uint32_t>(l));
+        const PairStates<Shared> states{state.data()};
+        const auto load_code = [&](std::uint64_t l) -> std::uint8_t {
+            if constexpr (Shared)
+                return std::atomic_ref<std::uint8_t>(codes[layout.storage(l)]).load(std::memory_order_relaxed);
+            return codes[layout.storage(l)];
         };
-        space_.for_each_position(layout, 0, count, [&](std::uint64_t l, const Position& q) {
-            if (road && lone_king_on_road(q, literal_road_)) return settle(l, value_of_rule_code((*road)[layout.storage(l)]));
-            if (draughts::has_capture<V>(q)) {
-                draughts::MoveList<N> moves;
-                draughts::generate_moves<V>(q, moves);
-                return settle(l, best_of_moves(q, moves, [&](const Move&, const Position& child) {
-                                  return through(child, true, limit, codes);
-                              }));
-            }
-            // The man moves of the pair's men (PairSpace::ManExit): a
-            // promotion's child found by its material, any other's ranked
-            // in this material directly.
-            Value exit = Value::loss(0);  // no exit: as good as a loss in 0 when counting the slowest loss
-            const int h = layout.half_of(l);
-            const Bitboard white_kings = q.kings_of(draughts::Color::white), black_kings = q.kings_of(draughts::Color::black);
-            for (int i = 0; i < layout.man_exit_count[h]; ++i) {
-                const auto& e = layout.man_exits[h][i];
-                if (e.target & q.kings) continue;
-                Value v;
-                if (e.promotes) {
-                    Position child = q;
-                    draughts::make_move(child, Move{0, e.from, e.to, true});
-                    v = through(child, true, limit, codes);
-                } else {
-                    v = rule_through(value_of_rule_code(codes[e.child(white_kings, black_kings)]), man_move_keeps_, limit);
-                }
-                if (preferred(v, exit)) exit = v;
-            }
-            const int king_moves = draughts::count_king_moves<V>(q, draughts::Color::white);
-            if (king_moves == 0) return settle(l, exit);
-            if (king_moves >= cannot_lose)
-                throw std::runtime_error(values_.material.name() + ": too many king moves for the rule solver");
-            code(l) = rule_code(exit);
-            if (exit.wdl == Wdl::loss) {
-                state[l] = static_cast<std::uint8_t>(king_moves);
+        const auto store_code = [&](std::uint64_t l, std::uint8_t c) {
+            if constexpr (Shared)
+                std::atomic_ref<std::uint8_t>(codes[layout.storage(l)]).store(c, std::memory_order_relaxed);
+            else
+                codes[layout.storage(l)] = c;
+        };
+        // Pushes: straight into the buckets alone, through each chunk's list shared.
+        const auto in_chunks = [&](std::uint64_t n, auto&& body) {
+            if constexpr (Shared) {
+                run_chunks(static_cast<std::uint32_t>(n), buckets,
+                           [&](std::uint32_t first, std::uint32_t last, Pushes& pushes) { body(first, last, pushes); });
             } else {
-                state[l] = cannot_lose;
-                if (exit.wdl == Wdl::win) buckets[exit.plies].push_back(static_cast<std::uint32_t>(l));
+                auto push = [&](int plies, std::uint32_t at) { buckets[plies].push_back(at); };
+                body(std::uint64_t{0}, n, push);
             }
+        };
+        in_chunks(count, [&](std::uint64_t first, std::uint64_t last, auto& push) {
+            space_.for_each_position(layout, first, last, [&](std::uint64_t l, const Position& q) {
+                set_up(codes, limit, road, layout, l, q, state, push);
+            });
         });
         for (int d = 0; d <= limit; ++d) {
-            for (std::size_t i = 0; i < buckets[d].size(); ++i) {
-                const std::uint32_t at = buckets[d][i];
-                if (state[at] == done) continue;
-                state[at] = done;
-                const bool loss = value_of_rule_code(code(at)).wdl == Wdl::loss;
-                space_.for_each_predecessor(layout, at, [&](std::uint64_t pred) {
-                    if (loss) {  // the predecessor wins in d + 1, unless it wins as quickly by an exit
-                        if (d + 1 > limit || state[pred] > cannot_lose) return;
-                        const Value held = value_of_rule_code(code(pred));
-                        if (state[pred] == cannot_lose && held.wdl == Wdl::win && held.plies <= d + 1) return;
-                        state[pred] = settled;
-                        code(pred) = rule_code(Value::win(d + 1));
-                        buckets[d + 1].push_back(static_cast<std::uint32_t>(pred));
-                    } else {  // one king move fewer that might not lose
-                        if (state[pred] >= cannot_lose || --state[pred] != 0) return;
-                        const int plies = std::max(d + 1, value_of_rule_code(code(pred)).plies);
-                        if (plies > limit) {
-                            state[pred] = done;
-                            code(pred) = 0;
-                            return;
+            const std::vector<std::uint32_t>& entries = buckets[d];  // pushes go to later buckets only
+            in_chunks(entries.size(), [&](std::uint64_t first, std::uint64_t last, auto& push) {
+                for (std::uint64_t i = first; i < last; ++i) {
+                    const std::uint32_t at = entries[i];
+                    if (states.load(at) == done) continue;  // settled again sooner; a bucket lists a position once
+                    states.store(at, done);
+                    const bool loss = value_of_rule_code(load_code(at)).wdl == Wdl::loss;
+                    space_.for_each_predecessor(layout, at, [&](std::uint64_t pred) {
+                        const auto p = static_cast<std::uint32_t>(pred);
+                        if (loss) {  // the predecessor wins in d + 1, unless it wins as quickly by an exit
+                            if (d + 1 > limit) return;
+                            const std::uint8_t seen = states.load(p);
+                            if (seen > cannot_lose) return;
+                            if (seen == cannot_lose) {
+                                const Value held = value_of_rule_code(load_code(pred));
+                                if (held.wdl == Wdl::win && held.plies <= d + 1) return;
+                            }
+                            if (!states.claim(p)) return;
+                            store_code(pred, rule_code(Value::win(d + 1)));
+                            push(d + 1, p);
+                        } else {  // one king move fewer that might not lose
+                            if (!count_down(states, p)) return;
+                            const int plies = std::max(d + 1, value_of_rule_code(load_code(pred)).plies);
+                            if (plies > limit) {
+                                states.store(p, done);
+                                store_code(pred, 0);
+                                return;
+                            }
+                            states.store(p, settled);
+                            store_code(pred, rule_code(Value::loss(plies)));
+                            push(plies, p);
                         }
-                        state[pred] = settled;
-                        code(pred) = rule_code(Value::loss(plies));
-                        buckets[plies].push_back(static_cast<std::uint32_t>(pred));
-                    }
-                });
-            }
+                    });
+                }
+            });
             buckets[d].clear();
         }
         for (std::uint64_t l = 0; l < count; ++l)
-            if (state[l] <= cannot_lose) code(l) = 0;
+            if (state[l] <= cannot_lose) codes[layout.storage(l)] = 0;
+    }
+
+    // One fewer king move of an unsettled position that might not lose: true
+    // if that was the last. A position settled (or with a win or draw exit)
+    // is left alone, also when another thread settles it meanwhile.
+    template <bool Shared>
+    static bool count_down(const PairStates<Shared>& states, std::uint32_t at) {
+        if constexpr (Shared) {
+            std::atomic_ref<std::uint8_t> s(states.state[at]);
+            std::uint8_t seen = s.load(std::memory_order_relaxed);
+            while (seen < cannot_lose)
+                if (s.compare_exchange_weak(seen, static_cast<std::uint8_t>(seen - 1), std::memory_order_relaxed))
+                    return seen == 1;
+            return false;
+        }
+        if (states.state[at] >= cannot_lose) return false;
+        return --states.state[at] == 0;
+    }
+
+    // The value of position l of the pair from its exits (its captures, its
+    // men's moves, the main road), before any king move is told: settled, or
+    // counting its king moves (state), a win exit queued.
+    template <class Push>
+    void set_up(std::vector<std::uint8_t>& codes, int limit, const std::vector<std::uint8_t>* road,
+                const Layout& layout, std::uint64_t l, const Position& q, std::vector<std::uint8_t>& state,
+                Push& push) const {
+        std::uint8_t& code = codes[layout.storage(l)];
+        auto settle = [&](Value v) {
+            code = rule_code(v);
+            state[l] = v.wdl == Wdl::draw ? done : settled;
+            if (v.wdl != Wdl::draw) push(v.plies, static_cast<std::uint32_t>(l));
+        };
+        if (road && lone_king_on_road(q, literal_road_)) return settle(value_of_rule_code((*road)[layout.storage(l)]));
+        if (draughts::has_capture<V>(q)) {
+            draughts::MoveList<N> moves;
+            draughts::generate_moves<V>(q, moves);
+            return settle(best_of_moves(q, moves, [&](const Move&, const Position& child) {
+                return through(child, true, limit, codes);
+            }));
+        }
+        // The man moves of the pair's men (PairSpace::ManExit): a promotion's
+        // child found by its material, any other's ranked in this material
+        // directly (a pair solved before: only read here).
+        Value exit = Value::loss(0);  // no exit: as good as a loss in 0 when counting the slowest loss
+        const int h = layout.half_of(l);
+        const Bitboard white_kings = q.kings_of(draughts::Color::white), black_kings = q.kings_of(draughts::Color::black);
+        for (int i = 0; i < layout.man_exit_count[h]; ++i) {
+            const auto& e = layout.man_exits[h][i];
+            if (e.target & q.kings) continue;
+            Value v;
+            if (e.promotes) {
+                Position child = q;
+                draughts::make_move(child, Move{0, e.from, e.to, true});
+                v = through(child, true, limit, codes);
+            } else {
+                v = rule_through(value_of_rule_code(codes[e.child(white_kings, black_kings)]), man_move_keeps_, limit);
+            }
+            if (preferred(v, exit)) exit = v;
+        }
+        const int king_moves = draughts::count_king_moves<V>(q, draughts::Color::white);
+        if (king_moves == 0) return settle(exit);
+        if (king_moves >= cannot_lose)
+            throw std::runtime_error(values_.material.name() + ": too many king moves for the rule solver");
+        code = rule_code(exit);
+        if (exit.wdl == Wdl::loss) {
+            state[l] = static_cast<std::uint8_t>(king_moves);
+        } else {
+            state[l] = cannot_lose;
+            if (exit.wdl == Wdl::win) push(exit.plies, static_cast<std::uint32_t>(l));
+        }
     }
 
     PairSpace<V> space_;
     const RuleSuccessors<V>& successors_;
     bool literal_road_;
+    std::uint64_t shared_pair_positions_;
     RuleValues values_;
     bool man_move_keeps_ = false;  // whether a man move keeps this material's count
 };

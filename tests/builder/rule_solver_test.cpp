@@ -10,6 +10,8 @@
 #include <memory>
 #include <set>
 
+#include <tbb/global_control.h>
+
 #include "builder/rule_solver.hpp"
 #include "builder/table_writer.hpp"
 #include "probe/table_file.hpp"
@@ -162,6 +164,37 @@ TEST(RuleSolver, EightByEight) {
     EXPECT_GT(brazilian.wins, 0u);
     EXPECT_GT(russian.wins, 0u);
     EXPECT_GT(american.wins, 0u);
+}
+
+// Big block pairs are solved with every thread inside (atomic states and
+// codes, each bucket in parallel chunks, wins and losses in one bucket):
+// forced on every pair here (threshold 0), the codes must be those of the
+// pairs solved one a thread, which the tests above check against the brute
+// force. Four threads, more than the cores, to mix the chunks.
+template <class V>
+std::uint64_t same_with_shared_pairs(std::initializer_list<const char*> names, bool literal_road = false) {
+    const tbb::global_control threads(tbb::global_control::max_allowed_parallelism, 4);
+    RuleSuccessors<V> alone, shared;
+    std::uint64_t compared = 0;
+    for (const Material& c : build_order(parse_all(names))) {
+        auto a = std::make_shared<const RuleValues>(RuleSolver<V>(c, alone, literal_road).solve());
+        auto b = std::make_shared<const RuleValues>(RuleSolver<V>(c, shared, literal_road, 0).solve());
+        EXPECT_EQ(a->codes, b->codes) << c.name();
+        EXPECT_EQ(a->after_road, b->after_road) << c.name();
+        compared += a->codes.size() + a->after_road.size();
+        alone.add(a);
+        shared.add(b);
+    }
+    return compared;
+}
+
+TEST(RuleSolver, BigPairsWithEveryThread) {
+    std::uint64_t compared = same_with_shared_pairs<draughts::International6>({"KKMvK", "KKvKM"});
+    compared += same_with_shared_pairs<draughts::Russian6>({"KKKvK", "KKvKK"});
+    compared += same_with_shared_pairs<draughts::Russian6>({"KKKvK"}, true);
+    compared += same_with_shared_pairs<draughts::American>({"KKvKM"});
+    compared += same_with_shared_pairs<draughts::Brazilian>({"KKKvK", "KKMvK"});
+    std::printf("%llu rule codes the same with big pairs shared\n", static_cast<unsigned long long>(compared));
 }
 
 // Materials where two counts with different resets decide are refused, by
