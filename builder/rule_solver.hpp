@@ -40,6 +40,7 @@
 
 #include "builder/solver/pair_space.hpp"
 #include "builder/solver/pair_state.hpp"
+#include "builder/solver/set_up.hpp"
 #include "builder/table_writer.hpp"
 #include "draughts/movegen.hpp"
 #include "probe/index.hpp"
@@ -343,22 +344,12 @@ private:
         // The man moves of the pair's men (PairSpace::ManExit): a promotion's
         // child found by its material, any other's ranked in this material
         // directly (a pair solved before: only read here).
-        Value exit = Value::loss(0);  // no exit: as good as a loss in 0 when counting the slowest loss
-        const int h = layout.half_of(l);
-        const Bitboard white_kings = q.kings_of(draughts::Color::white), black_kings = q.kings_of(draughts::Color::black);
-        for (int i = 0; i < layout.man_exit_count[h]; ++i) {
-            const auto& e = layout.man_exits[h][i];
-            if (e.target & q.kings) continue;
-            Value v;
-            if (e.promotes) {
-                Position child = q;
-                draughts::make_move(child, Move{0, e.from, e.to, true});
-                v = through(child, true, limit, codes);
-            } else {
-                v = rule_through(value_of_rule_code(codes[e.child(white_kings, black_kings)]), man_move_keeps_, limit);
-            }
-            if (preferred(v, exit)) exit = v;
-        }
+        const Value exit = best_man_exit<V>(
+            layout, layout.half_of(l), q, [&](const Position& child) { return through(child, true, limit, codes); },
+            [&](const auto& e, Bitboard white_kings, Bitboard black_kings) {
+                return rule_through(value_of_rule_code(codes[e.child(white_kings, black_kings)]), man_move_keeps_,
+                                    limit);
+            });
         const int king_moves = draughts::count_king_moves<V>(q, draughts::Color::white);
         if (king_moves == 0) return settle(exit);
         if (king_moves >= cannot_lose)

@@ -47,6 +47,32 @@ struct DirectSource {
     }
 };
 
+// The best exit of position q (in half h of its pair) for its side to move
+// over its men's moves (PairSpace::ManExit), a loss in 0 if it has none:
+// `promotion(child)` gives a promotion's value for the mover from the
+// position after it, `man_move(exit, white_kings, black_kings)` any other's.
+template <class V, class Promotion, class ManMove>
+Value best_man_exit(const typename PairSpace<V>::Layout& layout, int h, const draughts::Position<V::board_size>& q,
+                    Promotion&& promotion, ManMove&& man_move) {
+    using Position = draughts::Position<V::board_size>;
+    Value exit = Value::loss(0);  // no exit: as good as a loss in 0 when counting the slowest loss
+    const auto white_kings = q.kings_of(draughts::Color::white), black_kings = q.kings_of(draughts::Color::black);
+    for (int i = 0; i < layout.man_exit_count[h]; ++i) {
+        const auto& e = layout.man_exits[h][i];
+        if (e.target & q.kings) continue;
+        Value v;
+        if (e.promotes) {
+            Position child = q;
+            draughts::make_move(child, draughts::Move<V::board_size>{0, e.from, e.to, true});
+            v = promotion(child);
+        } else {
+            v = man_move(e, white_kings, black_kings);
+        }
+        if (preferred(v, exit)) exit = v;
+    }
+    return exit;
+}
+
 // Sets up position q, local position `local`, state `at`: settles it at
 // once if it has a capture or no king move, else records its counter and
 // best exit.
@@ -56,7 +82,6 @@ void initialise(SolvedValues& store, const typename PairSpace<V>::Layout& layout
                 Push& push, Source& source) {
     using namespace pair_state;
     using Position = draughts::Position<V::board_size>;
-    using Move = draughts::Move<V::board_size>;
     using Bitboard = typename Position::Bitboard;
     using ManExit = typename PairSpace<V>::ManExit;
     const std::uint64_t s = layout.storage(local);
@@ -74,23 +99,12 @@ void initialise(SolvedValues& store, const typename PairSpace<V>::Layout& layout
         store.mark_capture(s);
         return settle(*v);
     }
-    const int h = layout.half_of(local);
     const int king_moves = draughts::count_king_moves<V>(q, draughts::Color::white);
-    Value exit = Value::loss(0);  // no exit: as good as a loss in 0 when counting the slowest loss
-    const Bitboard white_kings = q.kings_of(draughts::Color::white), black_kings = q.kings_of(draughts::Color::black);
-    for (int i = 0; i < layout.man_exit_count[h]; ++i) {
-        const ManExit& e = layout.man_exits[h][i];
-        if (e.target & q.kings) continue;
-        Value v;
-        if (e.promotes) {
-            Position child = q;
-            draughts::make_move(child, Move{0, e.from, e.to, true});
-            v = before_move(source.promotion(child));
-        } else {
-            v = before_move(source.man_move(e, white_kings, black_kings));
-        }
-        if (preferred(v, exit)) exit = v;
-    }
+    const Value exit = best_man_exit<V>(
+        layout, layout.half_of(local), q, [&](const Position& child) { return before_move(source.promotion(child)); },
+        [&](const ManExit& e, Bitboard white_kings, Bitboard black_kings) {
+            return before_move(source.man_move(e, white_kings, black_kings));
+        });
     // With no move at all, exit is still a loss in 0: the value.
     if (king_moves == 0) return settle(exit);
     if (king_moves >= cannot_lose)
