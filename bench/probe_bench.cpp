@@ -15,6 +15,7 @@
 #include <fmt/core.h>
 
 #include "bench/machine.hpp"
+#include "bench/positions.hpp"
 #include "draughts/variant.hpp"
 #include "dtb.h"
 #include "probe/prober.hpp"
@@ -24,20 +25,7 @@ namespace {
 
 using namespace dtb;
 
-// Random positions of `m` without a capture (the probe reads them from the
-// table directly), either side to move.
-template <class V>
-std::vector<draughts::Position<V::board_size>> quiet_positions(const Material& m, std::size_t count) {
-    const Index<V::board_size> index(m);
-    std::mt19937_64 rng(7);
-    std::vector<draughts::Position<V::board_size>> out;
-    while (out.size() < count) {
-        auto p = index.unrank(rng() % index.size());
-        if (rng() % 2) p = p.flipped();
-        if (!draughts::has_capture<V>(p)) out.push_back(p);
-    }
-    return out;
-}
+using bench::quiet_positions;
 
 template <class V>
 void run(const char* material, std::size_t count, int runs, int threads) {

@@ -7,12 +7,12 @@
 //
 //   rule_probe_bench VARIANT DIR MATERIAL [POSITIONS]
 #include <cstdlib>
-#include <random>
 #include <vector>
 
 #include <fmt/core.h>
 
 #include "bench/machine.hpp"
+#include "bench/positions.hpp"
 #include "draughts/variant.hpp"
 #include "probe/rule_prober.hpp"
 
@@ -22,14 +22,7 @@ using namespace dtb;
 
 template <class V>
 int run(const char* dir, const Material& m, std::size_t count) {
-    const Index<V::board_size> index(m);
-    std::mt19937_64 rng(7);
-    std::vector<draughts::Position<V::board_size>> positions;
-    while (positions.size() < count) {
-        auto p = index.unrank(rng() % index.size());
-        if (rng() % 2) p = p.flipped();
-        if (!draughts::has_capture<V>(p)) positions.push_back(p);
-    }
+    const auto positions = bench::quiet_positions<V>(m, count);
     const Prober<V> prober(dir, std::size_t{4} << 30);
     const RuleProber<V> rules(prober);
     const RuleCounts counts{std::nullopt, std::nullopt, std::nullopt};

@@ -13,17 +13,14 @@ manifest (written by `dtb build --rules`) and the JSON of `dtb stats --rules
 import json
 import sys
 
+from set_report import read_stats
+
 CLASSES = ["win", "cursed_win", "draw", "blessed_loss", "loss"]
 
 
 def main(manifest_path, stats_path):
     tables = {e["material"]: e for e in json.load(open(manifest_path))["tables"]}
-    stats = {}
-    for line in open(stats_path):
-        line = line.strip()
-        if line.startswith("{"):
-            s = json.loads(line)
-            stats[s["material"]] = s
+    stats = read_stats(stats_path)
     names = sorted(stats, key=lambda m: (sum(c != "v" for c in m), m))
     print("| material | count (limit, plies) | side | win | cursed win | draw | blessed loss | loss "
           "| longest rule win | for example | .rul bytes |")

@@ -12,14 +12,20 @@ import json
 import sys
 
 
-def main(manifest_path, stats_path):
-    tables = json.load(open(manifest_path))["tables"]
+def read_stats(path):
+    """The objects of a JSON-lines file of `dtb stats --json`, by material."""
     stats = {}
-    for line in open(stats_path):
+    for line in open(path):
         line = line.strip()
         if line.startswith("{"):
             s = json.loads(line)
             stats[s["material"]] = s
+    return stats
+
+
+def main(manifest_path, stats_path):
+    tables = json.load(open(manifest_path))["tables"]
+    stats = read_stats(stats_path)
     rows = sorted(tables, key=lambda e: (sum(c != "v" for c in e["material"]), e["material"]))
     print("| material | positions in the table | White to move: wins | draws | losses | longest win (plies) | for example |")
     print("|---|---|---|---|---|---|---|")
