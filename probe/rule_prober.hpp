@@ -217,8 +217,9 @@ private:
         if (e > g.count.limit) throw past('E', e, g.count.article, g.count.limit);
         if (c.kings_only && *c.kings_only > e)
             throw CountError('K', "K=" + std::to_string(*c.kings_only) + " is larger than E=" + std::to_string(e) +
+                                      (c.ending ? "" : " (E not given: the ending taken as just arisen)") +
                                       ": the lone-king ending arose by a capture or a promotion, which started K "
-                                      "again too");
+                                      "again too; give E, the plies since " + m.name() + "'s ending arose");
         g.left = g.count.limit - e;
         if (!g.count.has_road()) {
             if (c.road)
