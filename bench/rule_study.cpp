@@ -116,7 +116,7 @@ int study(int pieces, const std::filesystem::path& dir, bool literal, const std:
             spec.positions_per_side = values->positions_per_side;
             const GoverningCount& g = values->count;
             const RuleRecord rules = rule_record<typename V::draw_rules>(g, literal);
-            const WrittenTable w = write_rule_table(out / std::string(V::name), spec, rules, rule_file_source<V>(*values));
+            const WrittenTable w = write_rule_table(out / std::string(V::name), spec, rules, rule_file_source(*values));
             rul_bytes += w.bytes;
             write_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
             std::printf(" | .rul %llu bytes", static_cast<unsigned long long>(w.bytes));

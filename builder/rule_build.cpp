@@ -165,7 +165,7 @@ private:
             const TableSpec spec = table_spec(o_, N, m, values->positions_per_side, 0);
             const WrittenTable written = write_rule_table(plan_.variant_dir(), spec,
                                                           rule_record<Draw>(values->count, o_.literal_road),
-                                                          rule_file_source<V>(*values));
+                                                          rule_file_source(*values));
             maybe_kill_after_write(m.name() + ".rul");
             RuleEntry r;
             r.bytes = written.bytes;

@@ -60,6 +60,11 @@ struct RuleValues {
     std::uint64_t positions_per_side = 0;
     std::vector<std::uint8_t> codes;       // the count from zero (before the main road, where there is one)
     std::vector<std::uint8_t> after_road;  // after the lone king stood alone on the main road; empty if no road
+    // A bit a position (of `codes`): its side to move has a capture, so
+    // its table value is don't-care (found in the set-up, for the writer).
+    std::vector<std::uint64_t> captures;
+
+    bool has_capture(std::uint64_t at) const noexcept { return (captures[at / 64] >> (at % 64)) & 1; }
 };
 
 // The rule values of the materials a material's moves lead to: those held
@@ -111,16 +116,12 @@ private:
 
 // The values of `values`' .rul file (write_rule_table()): each value array
 // in turn, both sides to move, capture positions dont_care.
-template <class V>
-ValueSource rule_file_source(const RuleValues& values) {
-    return [&values, own = Index<V::board_size>(values.material),
-            mirror = Index<V::board_size>(values.material.mirrored())](std::uint64_t first, std::span<std::uint32_t> out) {
+inline ValueSource rule_file_source(const RuleValues& values) {
+    return [&values](std::uint64_t first, std::span<std::uint32_t> out) {
         const std::uint64_t per_array = values.codes.size();
         for (std::size_t i = 0; i < out.size(); ++i) {
             const std::uint64_t g = first + i, at = g % per_array;
-            out[i] = draughts::has_capture<V>(table_position(own, mirror, at))
-                         ? dont_care
-                         : (g < per_array ? values.codes : values.after_road)[at];
+            out[i] = values.has_capture(at) ? dont_care : (g < per_array ? values.codes : values.after_road)[at];
         }
     };
 }
@@ -154,6 +155,7 @@ public:
 
     RuleValues solve() {
         const std::uint64_t positions = static_cast<std::uint64_t>(sides_of(values_.material)) * values_.positions_per_side;
+        values_.captures.assign((positions + 63) / 64, 0);
         if (values_.count.has_road()) {
             values_.after_road.assign(positions, 0);
             solve_phase(values_.after_road, values_.count.road_limit, nullptr);
@@ -228,7 +230,7 @@ private:
     // its king moves won, so the two never both settle one.
     template <bool Shared>
     void solve_pair(std::vector<std::uint8_t>& codes, int limit, const std::vector<std::uint8_t>* road,
-                    const Layout& layout, std::uint64_t count, PairScratch& scratch) const {
+                    const Layout& layout, std::uint64_t count, PairScratch& scratch) {
         // The scratch's buckets are left empty by the pair before.
         std::vector<std::uint8_t>& state = scratch.state;
         state.assign(count, 0);
@@ -326,7 +328,7 @@ private:
     template <class Push>
     void set_up(std::vector<std::uint8_t>& codes, int limit, const std::vector<std::uint8_t>* road,
                 const Layout& layout, std::uint64_t l, const Position& q, std::vector<std::uint8_t>& state,
-                Push& push) const {
+                Push& push) {
         std::uint8_t& code = codes[layout.storage(l)];
         auto settle = [&](Value v) {
             code = rule_code(v);
@@ -335,6 +337,10 @@ private:
         };
         if (road && lone_king_on_road(q, literal_road_)) return settle(value_of_rule_code((*road)[layout.storage(l)]));
         if (draughts::has_capture<V>(q)) {
+            // Pairs in parallel may share a word of marks: an atomic or.
+            const std::uint64_t at = layout.storage(l);
+            std::atomic_ref<std::uint64_t>(values_.captures[at / 64])
+                .fetch_or(std::uint64_t{1} << (at % 64), std::memory_order_relaxed);
             draughts::MoveList<N> moves;
             draughts::generate_moves<V>(q, moves);
             return settle(best_of_moves(q, moves, [&](const Move&, const Position& child) {

@@ -286,7 +286,7 @@ TEST(RuleTable, RoundTripAndDamage) {
     TableSpec spec = test::test_table_spec<V>(m, 10);
     RuleRecord rules = rule_record<V::draw_rules>(values->count, false);
     const std::uint64_t per_array = values->codes.size();
-    const ValueSource source = rule_file_source<V>(*values);
+    const ValueSource source = rule_file_source(*values);
     auto code_of = [&](std::uint64_t g) {
         std::uint32_t c = 0;
         source(g, std::span<std::uint32_t>(&c, 1));

@@ -171,7 +171,7 @@ void write_rule_tables(const std::vector<Material>& targets, const std::filesyst
     for (const Material& c : build_order(targets)) {
         auto values = std::make_shared<const RuleValues>(RuleSolver<V>(c, held).solve());
         write_rule_table(dir / std::string(V::name), test::test_table_spec<V>(c, 10),
-                         rule_record<typename V::draw_rules>(values->count, false), rule_file_source<V>(*values));
+                         rule_record<typename V::draw_rules>(values->count, false), rule_file_source(*values));
         held.add(values);
     }
 }
