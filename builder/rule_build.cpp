@@ -118,10 +118,16 @@ private:
     };
 
     // The bytes a material holds while it is solved: a byte a position, two
-    // with a main road (RuleSolver), the pairs' scratch besides.
+    // with a main road, and a bit a position of capture marks (RuleValues),
+    // the pairs' scratch besides.
     std::uint64_t working_bytes(const Material& m) const {
         const std::uint64_t positions = nodes_.at(m).plan->positions;
-        return governing_count<Draw>(m).has_road() ? 2 * positions : positions;
+        return (governing_count<Draw>(m).has_road() ? 2 * positions : positions) + positions / 8;
+    }
+
+    // The bytes of rule values kept for later materials.
+    static std::uint64_t values_bytes(const RuleValues& v) {
+        return v.codes.size() + v.after_road.size() + 8 * v.captures.size();
     }
 
     // Starts the waiting materials that fit the budget beside what is held,
@@ -221,7 +227,7 @@ private:
 
     std::uint64_t held_bytes() const {
         std::uint64_t total = 0;
-        for (const auto& [m, v] : held_) total += v->codes.size() + v->after_road.size();
+        for (const auto& [m, v] : held_) total += values_bytes(*v);
         return total;
     }
 
@@ -229,13 +235,12 @@ private:
     // files when needed) while they and the working sets exceed the budget
     // (called with the mutex held).
     void fit_budget() {
-        const auto bytes = [](const auto& v) { return v->codes.size() + v->after_road.size(); };
         std::uint64_t total = held_bytes() + working_;
         while (total > budget_ && !held_.empty()) {
             const auto fewest = std::min_element(held_.begin(), held_.end(), [&](const auto& a, const auto& b) {
                 return uses_[a.first] < uses_[b.first];
             });
-            total -= bytes(fewest->second);
+            total -= values_bytes(*fewest->second);
             held_.erase(fewest);
         }
     }

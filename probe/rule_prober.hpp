@@ -105,22 +105,7 @@ public:
     // again after a man move or a capture; E runs on inside the same
     // lone-king ending and starts when one arises; T runs on with E.
     RuleCounts counts_after(const Position& p, const Move& m, const RuleCounts& counts) const {
-        const Governed g = govern(p, counts);
-        Position child = p;
-        draughts::make_move(child, m);
-        const bool resets = man_or_capture(p, m);
-        RuleCounts next;
-        next.kings_only = resets ? 0 : counts.kings_only.value_or(0) + 1;
-        if (child.pieces(child.side_to_move) == 0) return next;
-        const GoverningCount c = governing_count<Draw>(material_of(child));
-        if (c.kind != CountKind::lone_king) return next;
-        if (!g.count.continues_into(c, resets)) {
-            next.ending = 0;
-            return next;
-        }
-        next.ending = counts.ending.value_or(0) + 1;
-        if (g.after_road && c.has_road()) next.road = g.road + 1;
-        return next;
+        return counts_after(govern(p, counts), p, m, counts);
     }
 
     struct BestMove {
@@ -139,13 +124,14 @@ public:
         if (here.plies_left == 0) return std::nullopt;
         draughts::MoveList<N> moves;
         draughts::generate_moves<V>(p, moves);
-        const GoverningCount count = governing_count<Draw>(material_of(p));
+        const Governed g = govern(p, counts);
+        const GoverningCount& count = g.count;
         std::optional<BestMove> best;
         Value best_distance, best_plain;
         for (const Move& m : moves) {
             Position child = p;
             draughts::make_move(child, m);
-            BestMove candidate{m, counts_after(p, m, counts), {}};
+            BestMove candidate{m, counts_after(g, p, m, counts), {}};
             Value distance = Value::win(1), plain = Value::win(1);
             if (child.pieces(child.side_to_move) == 0) {
                 candidate.after = RuleValue{Wdl::loss, RuleClass::loss, Value::loss(0), 0, {}, {}, Value::loss(0)};
@@ -182,6 +168,25 @@ private:
         int road = 0;  // T, when after_road
         int left = 0;  // plies left on the governing count
     };
+
+    // counts_after() with p's counts already checked (govern()).
+    RuleCounts counts_after(const Governed& g, const Position& p, const Move& m, const RuleCounts& counts) const {
+        Position child = p;
+        draughts::make_move(child, m);
+        const bool resets = man_or_capture(p, m);
+        RuleCounts next;
+        next.kings_only = resets ? 0 : counts.kings_only.value_or(0) + 1;
+        if (child.pieces(child.side_to_move) == 0) return next;
+        const GoverningCount c = governing_count<Draw>(material_of(child));
+        if (c.kind != CountKind::lone_king) return next;
+        if (!g.count.continues_into(c, resets)) {
+            next.ending = 0;
+            return next;
+        }
+        next.ending = counts.ending.value_or(0) + 1;
+        if (g.after_road && c.has_road()) next.road = g.road + 1;
+        return next;
+    }
 
     // The governing count of p and what is left of it at `c`, the counts
     // checked against the rules.
