@@ -35,14 +35,7 @@ void run(const std::filesystem::path& dir, const Material& m, std::size_t count)
     auto search_wdl = [&](const draughts::Position<N>& p) {
         draughts::MoveList<N> moves;
         draughts::generate_moves<V>(p, moves);
-        Wdl best = Wdl::loss;
-        for (const auto& mv : moves) {
-            auto child = p;
-            draughts::make_move(child, mv);
-            best = std::max(best, before_move(prober.wdl(child)));
-            if (best == Wdl::win) break;
-        }
-        return best;
+        return best_wdl_over_moves(p, moves, [&](const draughts::Position<N>& child) { return prober.wdl(child); });
     };
     auto search_value = [&](const draughts::Position<N>& p) {
         draughts::MoveList<N> moves;

@@ -46,8 +46,11 @@ namespace {
 // leaves no room for it; with nothing else in work it starts anyway, after
 // the kept tables no material in work is reading give up their room: packed
 // first (a few percent of their size, unpacked at memory speed when needed
-// again), then dropped (read back from their files, their capture positions
-// solved again, or through the probe cache).
+// again), then spilled: the packed frames written to a scratch file in the
+// tables' folder (.spill/, emptied at the start and the end of a build) and
+// read from it when needed. Only where that file cannot be written are they
+// dropped (read back from their table files, their capture positions solved
+// again, or through the probe cache).
 template <class V>
 class Builder {
 public:
@@ -59,6 +62,7 @@ public:
         const Clock::time_point start = Clock::now();
         budget_ = o_.memory_bytes ? o_.memory_bytes : default_memory_bytes();
         report_.memory_budget_bytes = budget_;
+        clear_spill();  // what a killed build left
         for (const std::string& note : plan_.notes()) fmt::print("{}\n", note);
         std::uint64_t to_build = 0;
         std::size_t building = 0;
@@ -91,6 +95,8 @@ public:
             }
             group_.wait();
         }
+        nodes_.clear();  // spill files go with their tables
+        clear_spill();
         report_.seconds = seconds_since(start);
         report_.positions_built = to_build;
         report_.peak_memory_bytes = peak_resident_bytes();
@@ -104,8 +110,8 @@ private:
         std::vector<Material> dependents;  // those waiting for this one
         int uses = 0;                      // materials still to build that read this one
         std::shared_ptr<const SolvedValues> values;  // in memory while some use is left and there is room
-        std::unique_ptr<const PackedCodes> packed;   // once it gave up its room, while some use is left
-        bool loading = false;     // being unpacked or read back for a material; others wait for it
+        std::unique_ptr<PackedCodes> packed;         // once it gave up its room, while some use is left; maybe spilled
+        bool loading = false;     // being unpacked, read from its spill file or read back for a material; others wait
         bool load_tried = false;  // there was no room to: read through the probe cache
     };
 
@@ -156,10 +162,10 @@ private:
         const std::vector<Material>& needed = nodes_[*dropping_for].plan->successors;
         std::vector<Node*> packed;
         for (auto& [m, node] : nodes_)
-            if (node.packed && !node.values && !node.loading &&
+            if (node.packed && !node.packed->spilled() && !node.values && !node.loading &&
                 std::find(needed.begin(), needed.end(), m) == needed.end())
                 packed.push_back(&node);
-        // Dropped only if that makes room: each is read back at a cost.
+        // Spilled only if that makes room: each is read from disk at a cost.
         std::uint64_t droppable = 0;
         for (const Node* node : packed) droppable += node->packed->bytes();
         if (memory_ - droppable + bytes > budget_) return false;
@@ -167,17 +173,50 @@ private:
         for (Node* node : packed) {
             if (fits()) return true;
             memory_ -= node->packed->bytes();
-            node->packed.reset();
-            node->load_tried = false;  // it may be read back from its file when there is room again
+            if (spill(*node->packed))
+                hold(node->packed->bytes());  // the frames' list
+            else
+                node->packed.reset();
+            node->load_tried = false;  // it may be read when there is room again
         }
         return fits();
     }
 
+    // Writes a packed table's frames to its spill file (called with the
+    // mutex held). On failure (a full disk) says so and returns false: the
+    // caller drops the table, to be read back from its file if needed again.
+    bool spill(PackedCodes& packed) {
+        const Clock::time_point start = Clock::now();
+        const std::filesystem::path file = spill_directory() / (packed.material().name() + ".codes.zst");
+        try {
+            if (std::getenv("DTB_TEST_SPILL_FAILS"))
+                throw std::runtime_error(file.string() + ": not written (DTB_TEST_SPILL_FAILS is set)");
+            std::filesystem::create_directories(file.parent_path());
+            packed.spill(file);
+        } catch (const std::exception& e) {
+            if (!spill_failed_)  // said once: a full disk would say it for every table
+                progress_->note(fmt::format("could not spill a kept table to disk ({}); kept tables that give up "
+                                            "their room are dropped instead and read back from their table files",
+                                            e.what()));
+            spill_failed_ = true;
+            return false;
+        }
+        report_.kept.spilling_seconds += seconds_since(start);
+        ++report_.kept.spilled;
+        report_.kept.spilled_bytes += packed.frame_bytes();
+        return true;
+    }
+    std::filesystem::path spill_directory() const { return plan_.variant_dir() / ".spill"; }
+    void clear_spill() {
+        std::error_code ignored;  // scratch files: a folder that cannot be removed costs only disk space
+        std::filesystem::remove_all(spill_directory(), ignored);
+    }
+
     // A kept table packed (called with the mutex held: its threads take no
     // other task meanwhile, which could wait for the mutex).
-    std::unique_ptr<const PackedCodes> pack(const SolvedValues& values) {
+    std::unique_ptr<PackedCodes> pack(const SolvedValues& values) {
         const Clock::time_point start = Clock::now();
-        auto packed = tbb::this_task_arena::isolate([&] { return std::make_unique<const PackedCodes>(values); });
+        auto packed = tbb::this_task_arena::isolate([&] { return std::make_unique<PackedCodes>(values); });
         report_.kept.packing_seconds += seconds_since(start);
         ++report_.kept.packed;
         report_.kept.packed_from_bytes += packed->unpacked_bytes();
@@ -186,8 +225,9 @@ private:
     }
 
     // The solved values of successor s of `reader` in memory, or null: read
-    // it through the probe cache. A packed table is unpacked; one dropped is
-    // read back from its file, its capture positions solved again from the
+    // it through the probe cache. A packed table is unpacked, from its spill
+    // file if spilled; one dropped (or whose spill file fails) is read back
+    // from its table file, its capture positions solved again from the
     // tables they lead to.
     std::shared_ptr<const SolvedValues> acquire(const Material& s, const Material& reader) {
         std::unique_lock lock(mutex_);
@@ -212,12 +252,28 @@ private:
                 const PackedCodes& packed = *node.packed;
                 lock.unlock();
                 const Clock::time_point start = Clock::now();
-                auto values = std::make_shared<const SolvedValues>(packed.unpack());
+                std::shared_ptr<const SolvedValues> values;
+                try {
+                    values = std::make_shared<const SolvedValues>(packed.unpack());
+                } catch (const std::runtime_error& e) {
+                    if (!packed.spilled()) throw;
+                    progress_->note(fmt::format("{} (a scratch file of the build); read back from the table file "
+                                                "instead",
+                                                e.what()));
+                }
                 const double seconds = seconds_since(start);
                 lock.lock();
-                ++report_.kept.unpacked;
-                report_.kept.unpacking_seconds += seconds;
-                return done(std::move(values));
+                if (values) {
+                    if (packed.spilled()) {
+                        ++report_.kept.unspilled;
+                        report_.kept.unspilling_seconds += seconds;
+                    } else {
+                        ++report_.kept.unpacked;
+                        report_.kept.unpacking_seconds += seconds;
+                    }
+                    return done(std::move(values));
+                }
+                node.packed.reset();  // its spill file failed: no use to try it again
             }
             // Its capture positions answered from the tables it leads to that are in memory, or from their files.
             std::vector<std::shared_ptr<const SolvedValues>> known;
@@ -303,8 +359,8 @@ private:
             node.values = std::move(values);
             return;
         }
-        std::unique_ptr<const PackedCodes> packed = pack(*values);
-        if (!make_room(packed->bytes(), nullptr)) return;
+        std::unique_ptr<PackedCodes> packed = pack(*values);
+        if (!make_room(packed->bytes(), nullptr) && !spill(*packed)) return;
         hold(packed->bytes());
         node.packed = std::move(packed);
     }
@@ -323,6 +379,7 @@ private:
     std::vector<Material> waiting_;  // ready to start, waiting for room
     std::map<Material, Node> nodes_;
     std::mutex mutex_;
+    bool spill_failed_ = false;  // a spill failed: said once
     std::condition_variable loaded_;  // a kept table unpacked or read back (Node::loading)
     tbb::task_group group_;
     Progress* progress_ = nullptr;

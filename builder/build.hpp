@@ -70,13 +70,19 @@ struct RankReport {
 
 // What the one-process build did to keep within its memory budget: solved
 // tables packed when they gave up their room (builder/packed_codes.hpp),
-// unpacked again, and read back from their files.
+// unpacked again, spilled to disk packed and read from there, and read back
+// from their files.
 struct KeptTablesReport {
     int packed = 0;
     std::uint64_t packed_from_bytes = 0, packed_to_bytes = 0;
     double packing_seconds = 0;
     int unpacked = 0;
     double unpacking_seconds = 0;
+    int spilled = 0;
+    std::uint64_t spilled_bytes = 0;
+    double spilling_seconds = 0;
+    int unspilled = 0;  // unpacked from the spill file
+    double unspilling_seconds = 0;
     int read_back = 0;
     double read_back_seconds = 0;
 };
@@ -110,7 +116,9 @@ BuildReport build_tables(const BuildOptions& options);
 // Test hook: DTB_TEST_KILL_AFTER_WRITE=MATERIAL kills the process with
 // SIGKILL once that material's tables are written and before the manifest
 // lists them, the moment a resumed build must not trust.
-// The rule build's hook is MATERIAL.rul.
+// The rule build's hook is MATERIAL.rul. Test hook: DTB_TEST_SPILL_FAILS set
+// makes every spill of a kept table fail as a full disk would (the table is
+// then dropped and read back from its file).
 void maybe_kill_after_write(const Material& m);
 void maybe_kill_after_write(const std::string& name);
 

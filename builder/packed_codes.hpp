@@ -5,9 +5,12 @@
 // percent of the two bytes a position (14% over International up to 6), and unpacking runs at memory
 // speed, where reading the table back from its file would solve every
 // capture position again (a capture search and the tables it leads to).
+// When even the frames must give up their memory, they go to a scratch file
+// (spill()) and are read from it when unpacked.
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <vector>
 
 #include "builder/solved_values.hpp"
@@ -22,19 +25,38 @@ public:
     // The codes of `values`, a whole table; with every thread.
     explicit PackedCodes(const SolvedValues& values);
 
-    // The codes back, without capture marks (lookups read codes only).
+    PackedCodes(const PackedCodes&) = delete;
+    PackedCodes& operator=(const PackedCodes&) = delete;
+    ~PackedCodes();  // removes the spill file, if any
+
+    // The codes back, without capture marks (lookups read codes only); read
+    // from the spill file if spilled. Throws std::runtime_error if that file
+    // cannot be read or holds other bytes than were written (each frame's
+    // checksum is kept in memory).
     SolvedValues unpack() const;
 
-    // Bytes held: the frames and their list.
+    // Writes the frames to `file` (created or replaced) and frees them from
+    // memory. Throws std::runtime_error naming the file and the reason if it
+    // cannot be written (a full disk): the frames then stay in memory.
+    void spill(const std::filesystem::path& file);
+    bool spilled() const noexcept { return !spill_file_.empty(); }
+    const Material& material() const noexcept { return material_; }
+
+    // Bytes held in memory: the frames and their list (once spilled, the list).
     std::uint64_t bytes() const noexcept { return bytes_; }
+    // Bytes of the frames, in memory or in the spill file.
+    std::uint64_t frame_bytes() const noexcept { return frame_bytes_; }
     std::uint64_t unpacked_bytes() const noexcept { return 2 * positions_; }
 
 private:
     Material material_;
     std::uint64_t positions_per_side_ = 0, positions_ = 0;
     std::uint32_t max_code_ = 0;
-    std::vector<std::vector<std::byte>> frames_;
-    std::uint64_t bytes_ = 0;
+    std::vector<std::vector<std::byte>> frames_;  // empty once spilled
+    std::vector<std::uint64_t> frame_offsets_;    // in the spill file, one more than frames
+    std::vector<std::uint64_t> frame_checksums_;  // XXH3-64 of each spilled frame, checked when read
+    std::filesystem::path spill_file_;
+    std::uint64_t bytes_ = 0, frame_bytes_ = 0;
 };
 
 }  // namespace dtb

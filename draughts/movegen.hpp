@@ -308,6 +308,9 @@ struct Generator {
             search.man(bit<B>(s), 0);
         });
         for_each_bit(p.kings_of(Us), [&](int s) {
+            // A flying king with no opponent on its diagonals has nothing to take.
+            if constexpr (V::flying_kings)
+                if (!(G::lines[s] & search.opponents)) return;
             search.from = s;
             search.empty = empty | bit<B>(s);
             search.template king<false>(bit<B>(s), 0);

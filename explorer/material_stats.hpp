@@ -210,13 +210,12 @@ RuleMaterialStats<V::board_size> rule_material_stats(const Prober<V>& prober, co
     const Index<V::board_size> own(m), mirror(m.mirrored());
     const auto same = [](const Position& p) { return p; };
     const auto turned = [](const Position& p) { return p.flipped(); };
-    RuleMaterialStats<V::board_size> s{m,
-                                       own.size(),
-                                       governing_count<typename V::draw_rules>(m),
-                                       count_rule_side(prober, rules, own, same),
-                                       count_rule_side(prober, rules, mirror, turned),
-                                       std::nullopt,
-                                       std::nullopt};
+    RuleMaterialStats<V::board_size> s;
+    s.material = m;
+    s.positions_per_side = own.size();
+    s.count = governing_count<typename V::draw_rules>(m);
+    s.white = count_rule_side(prober, rules, own, same);
+    s.black = count_rule_side(prober, rules, mirror, turned);
     if (s.white.distances.max_win() >= 0) s.white_example = own.unrank(s.white.distances.example);
     if (s.black.distances.max_win() >= 0) s.black_example = mirror.unrank(s.black.distances.example).flipped();
     const auto at = [](const Index<V::board_size>& index, std::uint64_t i, bool turned) {

@@ -8,6 +8,7 @@
 // to move without pieces has lost. Positions with Black to move are flipped.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -46,6 +47,21 @@ Value best_over_moves(const draughts::Position<N>& p, const draughts::MoveList<N
     return best_of_moves(p, moves, [&](const draughts::Move<N>&, const draughts::Position<N>& child) {
         return before_move(value_after(child));
     });
+}
+
+// Win, draw or loss of p for its side to move given its legal moves and the
+// result after each move (for the side to move there): a win as soon as one
+// is found, else a draw, else a loss (also without moves).
+template <int N, class F>
+Wdl best_wdl_over_moves(const draughts::Position<N>& p, const draughts::MoveList<N>& moves, F&& wdl_after) {
+    Wdl best = Wdl::loss;
+    for (const draughts::Move<N>& m : moves) {
+        draughts::Position<N> child = p;
+        draughts::make_move(child, m);
+        best = std::max(best, before_move(wdl_after(child)));
+        if (best == Wdl::win) break;
+    }
+    return best;
 }
 
 template <class V>
@@ -172,14 +188,7 @@ private:
         if (draughts::has_capture<V>(p)) {
             draughts::MoveList<N> moves;
             draughts::generate_moves<V>(p, moves);
-            Wdl best = Wdl::loss;
-            for (const Move& m : moves) {
-                Position child = p;
-                draughts::make_move(child, m);
-                best = std::max(best, before_move(wdl_of(child)));
-                if (best == Wdl::win) break;
-            }
-            return best;
+            return best_wdl_over_moves(p, moves, [&](const Position& child) { return wdl_of(child); });
         }
         const Location at = locate(p);
         return tables_.stored_wdl(at.slot, at.g);

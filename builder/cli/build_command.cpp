@@ -50,9 +50,12 @@ void print_summary(const BuildReport& r) {
     const KeptTablesReport& kept = r.kept;
     if (kept.packed > 0 || kept.read_back > 0)
         fmt::print("kept tables within the memory budget: {} packed ({} MiB into {} MiB, {:.1f} s), unpacked {} "
-                   "times ({:.1f} s); {} read back from their files ({:.1f} s)\n",
+                   "times ({:.1f} s); {} spilled to disk ({} MiB, {:.1f} s), read from there {} times ({:.1f} s); "
+                   "{} read back from their files ({:.1f} s)\n",
                    kept.packed, kept.packed_from_bytes >> 20, kept.packed_to_bytes >> 20, kept.packing_seconds,
-                   kept.unpacked, kept.unpacking_seconds, kept.read_back, kept.read_back_seconds);
+                   kept.unpacked, kept.unpacking_seconds, kept.spilled, kept.spilled_bytes >> 20,
+                   kept.spilling_seconds, kept.unspilled, kept.unspilling_seconds, kept.read_back,
+                   kept.read_back_seconds);
     const double rate = r.seconds > 0 ? static_cast<double>(r.positions_built) / r.seconds : 0;
     const std::string budget = r.memory_budget_bytes ? fmt::format(" (budget {} MiB, held at most {} MiB)",
                                                                    r.memory_budget_bytes >> 20, r.peak_held_bytes >> 20)

@@ -1,28 +1,40 @@
 // Packed tables (builder/packed_codes.hpp): what is unpacked is what was
-// packed, code for code, over several frames and a short last one.
+// packed, code for code, over several frames and a short last one, from
+// memory or from a spill file; a spill that cannot be written keeps the
+// frames, a damaged spill file is refused, and the file goes with the table.
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <random>
 
 #include "builder/packed_codes.hpp"
+#include "tests/probe/synthetic_tables.hpp"
 
 namespace dtb {
 namespace {
 
-TEST(PackedCodes, UnpacksWhatWasPacked) {
+// Codes in runs, as tables have, and noise: 3 frames and a bit over both sides.
+SolvedValues some_values() {
     const Material m = Material::parse("KKvK").canonical();
-    const std::uint64_t per_side = (std::uint64_t{3} << 19) + 123;  // 3 frames and a bit over both sides
+    const std::uint64_t per_side = (std::uint64_t{3} << 19) + 123;
     SolvedValues values(m, per_side);
     std::mt19937_64 random(7);
-    for (std::uint64_t g = 0; g < values.codes.size();) {  // runs of one code, as tables have, and noise
+    for (std::uint64_t g = 0; g < values.codes.size();) {
         const std::uint64_t run = random() % 300;
         const auto code = static_cast<std::uint16_t>(random() % 3 == 0 ? random() : random() % 40);
         for (std::uint64_t k = 0; k < run && g < values.codes.size(); ++k) values.codes[g++] = code;
     }
     values.max_code = 39;
     values.mark_capture(5);
+    return values;
+}
 
+TEST(PackedCodes, UnpacksWhatWasPacked) {
+    const SolvedValues values = some_values();
+    const Material m = values.material;
+    const std::uint64_t per_side = values.positions_per_side;
     const PackedCodes packed(values);
     EXPECT_LT(packed.bytes(), packed.unpacked_bytes());
     EXPECT_EQ(packed.unpacked_bytes(), 2 * values.codes.size());
@@ -33,6 +45,65 @@ TEST(PackedCodes, UnpacksWhatWasPacked) {
     EXPECT_EQ(back.max_code, 39u);
     EXPECT_TRUE(back.capture.empty());  // codes only: lookups read no capture marks
     EXPECT_EQ(back.codes, values.codes);
+}
+
+TEST(PackedCodes, SpillsToAFileAndReadsItBack) {
+    const SolvedValues values = some_values();
+    const test::TemporaryDirectory dir("packed-spill");
+    const auto file = dir.path() / "KKvK.codes.zst";
+    {
+        PackedCodes packed(values);
+        const std::uint64_t frames = packed.frame_bytes(), held = packed.bytes();
+        packed.spill(file);
+        EXPECT_TRUE(packed.spilled());
+        EXPECT_EQ(std::filesystem::file_size(file), frames);
+        EXPECT_EQ(packed.frame_bytes(), frames);
+        EXPECT_LT(packed.bytes(), held / 100);  // the frames' offsets only
+        const SolvedValues back = packed.unpack();
+        EXPECT_EQ(back.codes, values.codes);
+        EXPECT_EQ(back.max_code, 39u);
+        EXPECT_EQ(packed.unpack().codes, values.codes);  // as often as asked
+    }
+    EXPECT_FALSE(std::filesystem::exists(file));  // gone with the table
+}
+
+TEST(PackedCodes, ASpillThatCannotBeWrittenKeepsTheFrames) {
+    const SolvedValues values = some_values();
+    const test::TemporaryDirectory dir("packed-spill");
+    PackedCodes packed(values);
+    const auto nowhere = dir.path() / "no such folder" / "KKvK.codes.zst";
+    try {
+        packed.spill(nowhere);
+        FAIL() << "expected the spill to fail";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find(nowhere.string()), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("cannot write"), std::string::npos) << e.what();
+    }
+    EXPECT_FALSE(packed.spilled());
+    EXPECT_EQ(packed.unpack().codes, values.codes);
+}
+
+TEST(PackedCodes, ADamagedSpillFileIsRefused) {
+    const SolvedValues values = some_values();
+    const test::TemporaryDirectory dir("packed-spill");
+    const auto file = dir.path() / "KKvK.codes.zst";
+    for (const bool cut : {true, false}) {
+        PackedCodes packed(values);
+        packed.spill(file);
+        if (cut) {
+            std::filesystem::resize_file(file, std::filesystem::file_size(file) - 10);
+        } else {  // a byte changed in the middle of a frame
+            std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+            f.seekp(static_cast<std::streamoff>(std::filesystem::file_size(file) / 2));
+            f.put('\x5a');
+        }
+        try {
+            packed.unpack();
+            FAIL() << "expected a damaged spill file to be refused";
+        } catch (const std::runtime_error& e) {
+            EXPECT_NE(std::string(e.what()).find(file.string()), std::string::npos) << e.what();
+        }
+    }
 }
 
 TEST(PackedCodes, TakesWholeTablesOnly) {

@@ -35,10 +35,31 @@ foreach(threads 1 3)
 endforeach()
 
 # Little memory (1 MB, less than one material's working set): materials
-# start one at a time, kept tables are dropped and read back from their
-# files; the same tables.
+# start one at a time, kept tables are packed, then spilled to disk and
+# read from there or through the probe cache; the same tables.
 run(0 build --variant brazilian --pieces 4 --dir ${work}/little-memory --memory 0.001)
 same_tables(brazilian ${work}/whole ${work}/little-memory)
+
+# 2 MB: kept tables spilled to disk are read from there, and the scratch
+# folder is gone at the end. With every spill failing (as on a full disk)
+# they are dropped and read back from their table files instead, their
+# capture positions solved again. The same tables both ways.
+run(0 build --variant brazilian --pieces 4 --dir ${work}/spilled --memory 0.002 --threads 2)
+same_tables(brazilian ${work}/whole ${work}/spilled)
+if(NOT out MATCHES "[1-9][0-9]* spilled to disk [^\n]*, read from there [1-9][0-9]* times")
+  message(FATAL_ERROR "expected kept tables spilled to disk and read from there in: ${out}")
+endif()
+if(EXISTS ${work}/spilled/brazilian/.spill)
+  message(FATAL_ERROR "the build left its spill folder behind")
+endif()
+set(ENV{DTB_TEST_SPILL_FAILS} 1)
+run(0 build --variant brazilian --pieces 4 --dir ${work}/spill-fails --memory 0.002 --threads 2)
+unset(ENV{DTB_TEST_SPILL_FAILS})
+same_tables(brazilian ${work}/whole ${work}/spill-fails)
+expect_in("${out}" "could not spill a kept table to disk")
+if(NOT out MATCHES " 0 spilled to disk [^\n]*; [1-9][0-9]* read back from their files")
+  message(FATAL_ERROR "expected kept tables read back from their files in: ${out}")
+endif()
 
 # A little more (4 MB, a working set and a few hundred kilobytes): kept
 # tables give up their room packed rather than dropped, and are unpacked
