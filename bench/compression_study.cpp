@@ -30,6 +30,7 @@
 #include <zdict.h>
 #include <zstd.h>
 
+#include "bench/study.hpp"
 #include "draughts/movegen.hpp"
 #include "draughts/variant.hpp"
 #include "probe/index.hpp"
@@ -39,14 +40,7 @@
 
 using namespace dtb;
 
-struct Sums {
-    std::mutex m;
-    std::map<std::string, double> bytes;
-    void add(const std::string& k, double v) {
-        std::lock_guard l(m);
-        bytes[k] += v;
-    }
-};
+using bench::Sums;
 
 // Blocks of 2^16 positions as coded today, kept for the dictionary study:
 // by kind, the raw bytes and the positions of each block, and whether it is
@@ -69,12 +63,7 @@ struct Blocks {
 
 static std::size_t zsize(const std::vector<std::byte>& raw, int level) { return zstd_compress(raw, level).size(); }
 
-// moves representation: win in n plies (n odd) -> (n+1)/2, loss in n (even) -> n/2
-static std::uint32_t moves_of(std::uint32_t code) {
-    if (code == 0) return 0;
-    const std::uint32_t plies = code - 1;
-    return plies % 2 == 1 ? (plies + 1) / 2 : plies / 2;
-}
+using bench::moves_of;
 
 template <class V>
 void run(const std::filesystem::path& dir, Sums& sums, Blocks& blocks, int shift, const std::string& only,

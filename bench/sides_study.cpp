@@ -27,6 +27,7 @@
 
 #include <tbb/parallel_for.h>
 
+#include "bench/study.hpp"
 #include "draughts/movegen.hpp"
 #include "draughts/variant.hpp"
 #include "probe/index.hpp"
@@ -40,20 +41,8 @@ namespace {
 
 constexpr int chunk_shift = 15;
 
-std::uint32_t moves_of(std::uint32_t code) {
-    if (code == 0) return 0;
-    const std::uint32_t plies = code - 1;
-    return plies % 2 == 1 ? (plies + 1) / 2 : plies / 2;
-}
-
-struct Totals {
-    std::mutex m;
-    std::map<std::string, double> v;
-    void add(const std::map<std::string, double>& o) {
-        std::lock_guard l(m);
-        for (auto& [k, x] : o) v[k] += x;
-    }
-};
+using bench::moves_of;
+using bench::Sums;
 
 // The values of one table, decoded whole.
 std::vector<std::uint16_t> decode(const TableFile& f) {
@@ -96,7 +85,7 @@ std::size_t zbytes(const std::vector<std::uint32_t>& a, const std::vector<std::u
 }
 
 template <class V>
-void run(const std::filesystem::path& dir, const std::string& only, std::uint64_t stride, int level, Totals& totals) {
+void run(const std::filesystem::path& dir, const std::string& only, std::uint64_t stride, int level, Sums& totals) {
     constexpr int N = V::board_size;
     for (auto& e : std::filesystem::directory_iterator(dir / std::string(V::name))) {
         if (e.path().extension() != ".dtw") continue;
@@ -247,8 +236,8 @@ int main(int argc, char** argv) {
     const std::string only = argc > 3 && std::string(argv[3]) != "all" ? argv[3] : "";
     const std::uint64_t stride = argc > 4 ? std::stoull(argv[4]) : 8;
     const int level = argc > 5 ? std::atoi(argv[5]) : 3;
-    Totals totals;
+    Sums totals;
     draughts::with_variant(argv[1], [&]<class V>() { run<V>(argv[2], only, stride, level, totals); });
-    const double pos = totals.v["positions"];
-    for (auto& [k, v] : totals.v) std::printf("%-42s %16.0f  %8.2f positions/byte\n", k.c_str(), v, pos / v);
+    const double pos = totals.bytes["positions"];
+    for (auto& [k, v] : totals.bytes) std::printf("%-42s %16.0f  %8.2f positions/byte\n", k.c_str(), v, pos / v);
 }

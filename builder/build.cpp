@@ -273,7 +273,8 @@ private:
                     }
                     return done(std::move(values));
                 }
-                node.packed.reset();  // its spill file failed: no use to try it again
+                memory_ -= node.packed->bytes();  // its spill file failed: no use to try it again
+                node.packed.reset();
             }
             // Its capture positions answered from the tables it leads to that are in memory, or from their files.
             std::vector<std::shared_ptr<const SolvedValues>> known;

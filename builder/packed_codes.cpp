@@ -56,9 +56,11 @@ SolvedValues PackedCodes::unpack() const {
     values.max_code = max_code_;
     const std::size_t count = spilled() ? frame_offsets_.size() - 1 : frames_.size();
     const int fd = spilled() ? ::open(spill_file_.c_str(), O_RDONLY | O_CLOEXEC) : -1;
-    if (spilled() && fd < 0)
+    if (spilled() && fd < 0) {
+        const int error = errno;
         throw std::runtime_error(spill_file_.string() + ": cannot open the packed codes of " + material_.name() +
-                                 " spilled there: " + std::strerror(errno));
+                                 " spilled there: " + std::strerror(error));
+    }
     try {
         tbb::parallel_for(std::size_t{0}, count, [&](std::size_t f) {
             const std::span<std::byte> out = std::as_writable_bytes(frame_of(std::span(values.codes), f));
@@ -67,10 +69,11 @@ SolvedValues PackedCodes::unpack() const {
             if (spilled()) {
                 read.resize(frame_offsets_[f + 1] - frame_offsets_[f]);
                 const ssize_t got = ::pread(fd, read.data(), read.size(), static_cast<off_t>(frame_offsets_[f]));
+                const int error = errno;
                 if (got != static_cast<ssize_t>(read.size()))
                     throw std::runtime_error(spill_file_.string() + ": the packed codes of " + material_.name() +
                                              " spilled there are cut short or unreadable" +
-                                             (got < 0 ? std::string(": ") + std::strerror(errno) : ""));
+                                             (got < 0 ? std::string(": ") + std::strerror(error) : ""));
                 if (checksum(read) != frame_checksums_[f])
                     throw std::runtime_error(spill_file_.string() + ": the packed codes of " + material_.name() +
                                              " spilled there have changed (a frame's checksum differs)");

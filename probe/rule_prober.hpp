@@ -105,7 +105,9 @@ public:
     // again after a man move or a capture; E runs on inside the same
     // lone-king ending and starts when one arises; T runs on with E.
     RuleCounts counts_after(const Position& p, const Move& m, const RuleCounts& counts) const {
-        return counts_after(govern(p, counts), p, m, counts);
+        Position child = p;
+        draughts::make_move(child, m);
+        return counts_after(govern(p, counts), p, m, child, counts);
     }
 
     struct BestMove {
@@ -131,7 +133,7 @@ public:
         for (const Move& m : moves) {
             Position child = p;
             draughts::make_move(child, m);
-            BestMove candidate{m, counts_after(g, p, m, counts), {}};
+            BestMove candidate{m, counts_after(g, p, m, child, counts), {}};
             Value distance = Value::win(1), plain = Value::win(1);
             if (child.pieces(child.side_to_move) == 0) {
                 candidate.after = RuleValue{Wdl::loss, RuleClass::loss, Value::loss(0), 0, {}, {}, Value::loss(0)};
@@ -169,10 +171,10 @@ private:
         int left = 0;  // plies left on the governing count
     };
 
-    // counts_after() with p's counts already checked (govern()).
-    RuleCounts counts_after(const Governed& g, const Position& p, const Move& m, const RuleCounts& counts) const {
-        Position child = p;
-        draughts::make_move(child, m);
+    // counts_after() with p's counts already checked (govern()) and the
+    // position after move m made.
+    RuleCounts counts_after(const Governed& g, const Position& p, const Move& m, const Position& child,
+                            const RuleCounts& counts) const {
         const bool resets = man_or_capture(p, m);
         RuleCounts next;
         next.kings_only = resets ? 0 : counts.kings_only.value_or(0) + 1;
