@@ -57,9 +57,10 @@ struct SolvedValues {
     std::uint16_t& code(std::uint64_t g) noexcept { return codes[g - first]; }
     bool has_capture(std::uint64_t g) const noexcept { return capture[(g - first) / 64] >> ((g - first) % 64) & 1; }
     // Safe from several threads at once.
-    void mark_capture(std::uint64_t g) noexcept {
-        std::atomic_ref<std::uint64_t>(capture[(g - first) / 64])
-            .fetch_or(std::uint64_t{1} << ((g - first) % 64), std::memory_order_relaxed);
+    void mark_capture(std::uint64_t g) noexcept { mark_captures((g - first) / 64, std::uint64_t{1} << ((g - first) % 64)); }
+    // Marks the positions of `bits` in word `word` of the marks; safe from several threads at once.
+    void mark_captures(std::uint64_t word, std::uint64_t bits) noexcept {
+        std::atomic_ref<std::uint64_t>(capture[word]).fetch_or(bits, std::memory_order_relaxed);
     }
     // Lets go of the capture marks: lookups of a solved table read codes only.
     void drop_capture_marks() {
@@ -68,6 +69,36 @@ struct SolvedValues {
     }
     std::size_t bytes() const noexcept { return codes.size() * 2 + capture.size() * 8; }
     static std::size_t bytes_for(std::uint64_t positions) noexcept { return positions * 2 + (positions + 63) / 64 * 8; }
+};
+
+// Capture marks set a word at a time: positions marked in order (those a
+// thread sets up, a pair or a chunk) share one atomic OR per word of 64
+// instead of a locked OR each (with flying kings most positions capture).
+// The marks reach the values when this goes or at flush().
+class CaptureMarks {
+public:
+    explicit CaptureMarks(SolvedValues& values) noexcept : values_(&values) {}
+    CaptureMarks(const CaptureMarks&) = delete;
+    CaptureMarks& operator=(const CaptureMarks&) = delete;
+    ~CaptureMarks() { flush(); }
+
+    void mark(std::uint64_t g) noexcept {
+        const std::uint64_t at = g - values_->first;
+        if (at / 64 != word_) {
+            flush();
+            word_ = at / 64;
+        }
+        bits_ |= std::uint64_t{1} << (at % 64);
+    }
+    void flush() noexcept {
+        if (bits_) values_->mark_captures(word_, bits_);
+        bits_ = 0;
+    }
+
+private:
+    SolvedValues* values_;
+    std::uint64_t word_ = 0;
+    std::uint64_t bits_ = 0;
 };
 
 // The value of any position of the materials a material's moves lead to:

@@ -149,8 +149,9 @@ private:
                 max_code_.note(queue.solve_shared(values_, layout, count, scratch, [&](const auto& order, const PairStates<true>& states, Buckets& b) {
                     run_chunks(count, b, [&](std::uint32_t first, std::uint32_t last, Pushes& pushes) {
                         DirectSource<V> s = source;
+                        CaptureMarks marks(values_);
                         space_.for_each_position(layout, first, last, s, [&](std::uint64_t l, const Position& q) {
-                            initialise<V>(values_, layout, l, order.state(layout, l, q), q, states, pushes, s);
+                            initialise<V>(values_, marks, layout, l, order.state(layout, l, q), q, states, pushes, s);
                         });
                     });
                 }));

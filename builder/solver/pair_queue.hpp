@@ -168,9 +168,12 @@ public:
         auto push = [&](int plies, std::uint32_t at) {
             add_to_buckets(scratch.buckets, static_cast<std::uint32_t>(plies), at);
         };
-        space_.for_each_position(layout, 0, count, source, [&](std::uint64_t l, const Position& q) {
-            initialise<V>(store, layout, l, layout.state(l), q, states, push, source);
-        });
+        {
+            CaptureMarks marks(store);  // flushed before finish() reads them
+            space_.for_each_position(layout, 0, count, source, [&](std::uint64_t l, const Position& q) {
+                initialise<V>(store, marks, layout, l, layout.state(l), q, states, push, source);
+            });
+        }
         run_queue(store, layout, scratch, states, push);
         return finish(store, layout, 0, count, scratch.state.data());
     }

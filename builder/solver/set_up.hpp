@@ -74,10 +74,10 @@ Value best_man_exit(const typename PairSpace<V>::Layout& layout, int h, const dr
 }
 
 // Sets up position q, local position `local`, state `at`: settles it at
-// once if it has a capture or no king move, else records its counter and
-// best exit.
+// once if it has a capture (marked through `marks`, whose values are
+// `store`) or no king move, else records its counter and best exit.
 template <class V, bool Shared, class Push, class Source>
-void initialise(SolvedValues& store, const typename PairSpace<V>::Layout& layout, std::uint64_t local,
+void initialise(SolvedValues& store, CaptureMarks& marks, const typename PairSpace<V>::Layout& layout, std::uint64_t local,
                 std::uint32_t at, const draughts::Position<V::board_size>& q, const PairStates<Shared>& states,
                 Push& push, Source& source) {
     using namespace pair_state;
@@ -96,7 +96,7 @@ void initialise(SolvedValues& store, const typename PairSpace<V>::Layout& layout
         }
     };
     if (const std::optional<Value> v = source.capture_value(layout, local, q)) {
-        store.mark_capture(s);
+        marks.mark(s);
         return settle(*v);
     }
     const int king_moves = draughts::count_king_moves<V>(q, draughts::Color::white);

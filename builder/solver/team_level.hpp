@@ -675,9 +675,10 @@ private:
             const Layout layout = layout_of_portion(chunk.p0);
             Pushes pushes;
             with_source(chunk, [&](auto& source) {
+                CaptureMarks marks(store);
                 space_.for_each_position(layout, chunk.first, chunk.last, source, [&](std::uint64_t l, const Position& q) {
-                    initialise<V>(store, layout, l, static_cast<std::uint32_t>(state_of(layout, l, q)), q, states, pushes,
-                                  source);
+                    initialise<V>(store, marks, layout, l, static_cast<std::uint32_t>(state_of(layout, l, q)), q, states,
+                                  pushes, source);
                 });
             });
             const std::lock_guard lock(merge);
