@@ -6,7 +6,9 @@
 #                                     optimisation), into build-pgo/ by default: for
 #                                     long builds, about a tenth faster (docs/results.md);
 #                                     takes two compiles and a training run, about
-#                                     12 minutes on 2 cores; again only when the sources change
+#                                     12 minutes on 2 cores; again only when the sources change.
+#                                     Give it a folder of its own: it builds dtb alone there,
+#                                     without the tests and benchmarks
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 pgo=0
