@@ -33,6 +33,8 @@
 #include "builder/solver/solve_progress.hpp"
 #include "builder/team.hpp"
 #include "builder/team_tables.hpp"
+#include "builder/word_coding.hpp"
+#include "probe/table_format.hpp"
 
 namespace dtb {
 
@@ -261,11 +263,14 @@ private:
         });
         const std::uint64_t rounds = team_.all_max(round_start.size() - 1);
         TeamBuffers& b = buffers_;
-        Mailbox<std::uint64_t>& questions = b.questions;
+        Mailbox<std::byte>& questions = b.questions;
         Mailbox<std::uint16_t>& answers = b.answers;
         std::vector<std::vector<std::uint64_t>>& words = b.words;
         std::vector<std::vector<std::size_t>>& start = b.start;
-        std::vector<std::uint64_t>& sent = b.asked;
+        std::vector<std::vector<std::vector<std::byte>>>& coded = b.coded;
+        std::vector<std::byte>& sent = b.asked;
+        std::vector<std::vector<std::size_t>>& question_first = b.question_first;
+        std::vector<std::vector<std::size_t>>& question_bytes = b.question_bytes;
         std::vector<std::uint16_t>& replies = b.replies;
         std::size_t round_buffers = 0;
         std::vector<std::size_t> counts(members), part(members + 1);
@@ -276,6 +281,7 @@ private:
             if (words.size() < n) {
                 words.resize(n);
                 start.resize(n);
+                coded.resize(n);
             }
             // The questions, chunk by chunk.
             tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) {
@@ -286,35 +292,79 @@ private:
                         ask(store, layout, x, q, meta.data(), words[i]);
                     });
                 });
+                // Each member's questions of the chunk coded on their own
+                // (WordCoding), so that chunks are coded and answered in parallel.
+                std::vector<std::vector<std::byte>>& out = coded[i];
+                out.resize(members);
+                for (std::vector<std::byte>& o : out) o.clear();
+                std::vector<WordCoding> coding(members);
                 for (std::uint64_t w : words[i])
-                    if (w != TeamTables<V>::no_piece) ++start[i][tables_.owner(w)];
+                    if (w != TeamTables<V>::no_piece) {
+                        const int j = tables_.owner(w);
+                        ++start[i][j];
+                        coding[j].write(w, out[j]);
+                    }
             });
-            // Sent to the members holding them, in chunk order: chunk i's
-            // questions to member j start at start[i][j] of j's part.
-            std::fill(counts.begin(), counts.end(), 0);
-            for (int j = 0; j < members; ++j)
-                for (std::size_t i = 0; i < n; ++i) counts[j] += std::exchange(start[i][j], counts[j]);
-            for (int j = 0; j < members; ++j) part[j + 1] = part[j] + counts[j];
-            sent.resize(part[members]);
-            tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) {
-                std::vector<std::size_t> at(members);
-                for (int j = 0; j < members; ++j) at[j] = part[j] + start[i][j];
-                for (std::uint64_t w : words[i])
-                    if (w != TeamTables<V>::no_piece) sent[at[tables_.owner(w)]++] = w;
-            });
-            questions.send(team_, sent, counts);
-            // The answers to the others' questions.
-            replies.resize(questions.received());
-            std::size_t offset = 0;
+            // Sent to the members holding them. Member j's part: the number of
+            // chunks with questions for j, each one's words and bytes (u32
+            // each), then their bytes in chunk order.
+            std::vector<std::uint32_t> asking(members, 0);
             for (int j = 0; j < members; ++j) {
-                const std::span<const std::uint64_t> q = questions.from(j);
-                tbb::parallel_for(tbb::blocked_range<std::size_t>(0, q.size(), 4096),
-                                  [&](const tbb::blocked_range<std::size_t>& r) {
-                                      for (std::size_t x = r.begin(); x != r.end(); ++x)
-                                          replies[offset + x] = tables_.code(q[x]);
-                                  });
-                counts[j] = q.size();
-                offset += q.size();
+                std::size_t bytes = 0;
+                for (std::size_t i = 0; i < n; ++i) {
+                    asking[j] += start[i][j] > 0;
+                    bytes += coded[i][j].size();
+                }
+                counts[j] = 4 + 8 * std::size_t{asking[j]} + bytes;
+                part[j + 1] = part[j] + counts[j];
+            }
+            sent.resize(part[members]);
+            for (int j = 0; j < members; ++j) {
+                std::byte* head = sent.data() + part[j];
+                std::byte* body = head + 4 + 8 * std::size_t{asking[j]};
+                store_u32(std::exchange(head, head + 4), asking[j]);
+                for (std::size_t i = 0; i < n; ++i) {
+                    if (start[i][j] == 0) continue;
+                    store_u32(std::exchange(head, head + 4), static_cast<std::uint32_t>(start[i][j]));
+                    store_u32(std::exchange(head, head + 4), static_cast<std::uint32_t>(coded[i][j].size()));
+                    std::memcpy(std::exchange(body, body + coded[i][j].size()), coded[i][j].data(), coded[i][j].size());
+                }
+            }
+            questions.send(team_, sent, counts);
+            // Chunk i's questions to member j, and so its answers from j, start at start[i][j] of j's part.
+            for (int j = 0; j < members; ++j)
+                for (std::size_t i = 0, at = 0; i < n; ++i) at += std::exchange(start[i][j], at);
+            // The answers to the others' questions, a chunk of a member's part at a time.
+            std::size_t asked_here = 0;
+            for (int j = 0; j < members; ++j) {
+                const std::span<const std::byte> q = questions.from(j);
+                const std::size_t chunks_of_j = q.size() < 4 ? 0 : load_u32(q.data());
+                if (q.size() < 4 + 8 * chunks_of_j) throw std::logic_error("a team member's questions are cut short");
+                std::vector<std::size_t>& first_word = question_first[j];
+                std::vector<std::size_t>& first_byte = question_bytes[j];
+                first_word.assign(chunks_of_j + 1, asked_here);
+                first_byte.assign(chunks_of_j + 1, 4 + 8 * chunks_of_j);
+                for (std::size_t i = 0; i < chunks_of_j; ++i) {
+                    first_word[i + 1] = first_word[i] + load_u32(q.data() + 4 + 8 * i);
+                    first_byte[i + 1] = first_byte[i] + load_u32(q.data() + 8 + 8 * i);
+                }
+                if (first_byte[chunks_of_j] != q.size()) throw std::logic_error("a team member's questions are cut short");
+                counts[j] = first_word[chunks_of_j] - asked_here;
+                asked_here = first_word[chunks_of_j];
+            }
+            replies.resize(asked_here);
+            for (int j = 0; j < members; ++j) {
+                const std::span<const std::byte> q = questions.from(j);
+                const std::vector<std::size_t>& first_word = question_first[j];
+                const std::vector<std::size_t>& first_byte = question_bytes[j];
+                tbb::parallel_for(std::size_t{0}, first_word.size() - 1, [&](std::size_t i) {
+                    const std::span<const std::byte> bytes = q.subspan(0, first_byte[i + 1]);
+                    std::size_t at = first_byte[i];
+                    WordCoding coding;
+                    for (std::size_t x = first_word[i]; x < first_word[i + 1]; ++x)
+                        replies[x] = tables_.code(coding.read(bytes, at));
+                    if (at != first_byte[i + 1]) throw std::logic_error("a team member's questions are garbled");
+                });
             }
             answers.send(team_, replies, counts);
             // Into the round's entries, in the order asked.
@@ -690,14 +740,22 @@ private:
     // otherwise be new memory, which the kernel maps and zeroes page by page.
     struct TeamBuffers {
         explicit TeamBuffers(int members)
-            : questions(members), answers(members), results(members), updates(members) {}
-        Mailbox<std::uint64_t> questions;
+            : questions(members),
+              answers(members),
+              results(members),
+              updates(members),
+              question_first(members),
+              question_bytes(members) {}
+        Mailbox<std::byte> questions;
         Mailbox<std::uint16_t> answers;
         Mailbox<std::byte> results;
         Mailbox<std::uint32_t> updates;
         std::vector<std::vector<std::uint64_t>> words;  // per chunk of a round, in the order asked
         std::vector<std::vector<std::size_t>> start;    // per chunk and member: where its questions start
-        std::vector<std::uint64_t> asked;
+        std::vector<std::vector<std::vector<std::byte>>> coded;  // per chunk of a round and member: its questions
+        std::vector<std::byte> asked;                              // the round's questions, coded, in member order
+        // Per member: where the chunks of its questions start, in the answers and in its bytes.
+        std::vector<std::vector<std::size_t>> question_first, question_bytes;
         std::vector<std::uint16_t> replies;
         std::vector<std::uint32_t> told;
         SolvedValues work;                                // the codes of the level's positions
