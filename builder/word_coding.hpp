@@ -35,10 +35,10 @@ public:
     static constexpr int references = 8;
 
     // Appends `w` to `out`.
-    void write(std::uint64_t w, std::vector<std::byte>& out) noexcept {
+    void write(std::uint64_t w, std::vector<std::byte>& out) {
         const int r = nearest(w);
         const std::uint64_t d = w - last_[r];  // modulo 2^64: the distance, signed
-        std::uint64_t z = d << 1 ^ (0 - (d >> 63));  // zigzag: small of either sign, small
+        std::uint64_t z = d << 1 ^ (0 - (d >> 63));  // zigzag: a short distance either way, a small number
         keep(r, z, w);
         std::byte first = static_cast<std::byte>(r | (z & 0xF) << 3);
         z >>= 4;
@@ -70,6 +70,8 @@ public:
     }
 
 private:
+    static constexpr std::uint64_t near = 2048;  // zigzag of 2^10: two bytes
+
     // Word w, at zigzagged distance z from reference r, becomes a reference.
     void keep(int r, std::uint64_t z, std::uint64_t w) noexcept {
         if (z < near) {
@@ -80,7 +82,6 @@ private:
         }
     }
 
-    static constexpr std::uint64_t near = 2048;  // zigzag of 2^10: two bytes
     // The reference closest to w (the first of equals).
     int nearest(std::uint64_t w) const noexcept {
         int best = 0;
