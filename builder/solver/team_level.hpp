@@ -20,7 +20,6 @@
 #include <utility>
 #include <vector>
 
-#include <tbb/blocked_range.h>
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 
