@@ -10,14 +10,16 @@
 //   a team:   P c f(k) / (k T e)                   the work, f the team's extra processor time
 //           + P b(k) / (k B)                       the bytes each member exchanges
 //           + rounds x latency(k)                  the team's collective rounds, level by level
-//   and for each table it reads:
+//   and for each table it reads, X(P') the time its P' positions take to cross:
 //     held whole by every member (it fits a quarter of a rank's memory):
-//           + 2.125 P' / B                         if a member lacks it (broadcast by one that has it)
-//           + 2.125 P' / B                         if no member has it: fetched from the ranks that keep it,
+//           + X(P')                                if a member lacks it (broadcast by one that has it)
+//           + X(P')                                if no member has it: fetched from the ranks that keep it,
 //        or + P' c_read / (k T e)                  read back from its file together if none does
 //     shared out (too big to hold whole):
-//           + 2.125 P' / (k B)                     each member's range from the ranks that keep it,
+//           + X(P' / k)                            each member's range from the ranks that keep it,
 //        or + P' c_read / (k T e)                  read back from the file if they no longer do
+//   X(P') = P' t / B; packed, in parts of 2^26 positions, each packed on
+//   T e threads, sent, unpacked on T e threads, the parts in a pipeline
 //
 // P positions, c thread-seconds a position, e the threads' efficiency in a
 // rank, b bytes a position exchanged and f the team's processor time over
@@ -25,7 +27,9 @@
 // pairs and for levels whose pairs are split, and taken in proportion to the
 // part of the lookups that cross ranks on k, (k - 1) / k against 1/2: f(k) =
 // 1 + (f(2) - 1) 2 (k - 1) / k, b(k) = b(2) 2 (k - 1) / k. B bytes a second a
-// rank sends, latency(k) a collective's on k ranks. Rounds a level: lookups
+// rank sends, t bytes a position of a table on the network (2.125 raw; packed,
+// measured), pack and unpack a thread's speed in bytes of codes a second,
+// latency(k) a collective's on k ranks. Rounds a level: lookups
 // and results in rounds of 2^20 positions a member, and for split levels one
 // round of updates per distance (--distances) with two all-reduces. Each
 // rank keeps in its memory (--memory-gib, least recently used dropped first)
@@ -72,9 +76,27 @@ struct Model {
     int distances = 150;                  // rounds of updates of a split level
     double held_ratio = 4;                // a team of k holds a table whole only if k P' <= this x P (dtb's)
     double shared_bytes = 1.45;           // bytes a position more when what it reads is shared out (measured)
+    double table_bytes = 2.125;           // bytes a position of a table sent to a rank (packed: measured)
+    double pack_gbps = 0;                 // GB of codes a thread packs a second (0: tables cross raw)
+    double unpack_gbps = 0;               // GB of codes a thread unpacks a second
     std::uint64_t team_positions = std::uint64_t{1} << 24;
     int configurations_per_member = 8;
 };
+
+// Seconds a table of `bytes` (2.125 a position, as ranks hold it) takes to
+// reach a rank. Raw, the bytes over the network. Packed, in parts of 2^26
+// positions: packed on the sender's threads, sent, unpacked on the
+// receiver's, the stages of different parts at once (a pipeline): the three
+// stages of one part, then the slowest stage for each further part.
+double crossing_seconds(const Model& m, double bytes) {
+    const double part = 2.125 * (1 << 26);
+    const double parts = std::max(1.0, std::ceil(bytes / part)), each = bytes / parts;
+    const double threads = m.threads * m.thread_efficiency;
+    const double send = each * (m.table_bytes / 2.125) / m.bandwidth;
+    if (m.pack_gbps <= 0) return parts * send;
+    const double pack = each / (threads * m.pack_gbps * 1e9), unpack = each / (threads * m.unpack_gbps * 1e9);
+    return pack + send + unpack + (parts - 1) * std::max({pack, send, unpack});
+}
 
 struct Material {
     dtb::Material material;
@@ -241,7 +263,7 @@ Outcome simulate(const Model& m, const std::vector<Material>& units, int ranks) 
                 if (sizes[t] > m.memory_bytes / 4 ||
                     (k > 1 && k * p_t > m.held_ratio * static_cast<double>(u.positions))) {
                     // Shared out: each member takes its range, and asks for values in it.
-                    d.tables += elsewhere ? sizes[t] / k / m.bandwidth : read_back / k;
+                    d.tables += elsewhere ? crossing_seconds(m, sizes[t] / k) : read_back / k;
                     shared = true;
                     continue;
                 }
@@ -253,8 +275,8 @@ Outcome simulate(const Model& m, const std::vector<Material>& units, int ranks) 
                     in_team |= held[r][t];
                     lacking |= !held[r][t];
                 }
-                if (lacking && k > 1) d.tables += sizes[t] / m.bandwidth;
-                if (!in_team) d.tables += elsewhere ? sizes[t] / m.bandwidth : read_back / k;
+                if (lacking && k > 1) d.tables += crossing_seconds(m, sizes[t]);
+                if (!in_team) d.tables += elsewhere ? crossing_seconds(m, sizes[t]) : read_back / k;
                 for (int r : a.team) keep(r, t, sizes[t], true);
             }
             if (shared && k > 1)
@@ -326,6 +348,9 @@ int main(int argc, char** argv) {
     app.add_option("--team-positions", m.team_positions, "as dtb build's");
     app.add_option("--held-ratio", m.held_ratio, "a team of k holds a table of P' positions whole if k P' <= this x P");
     app.add_option("--shared-bytes", m.shared_bytes, "bytes a position more when tables are shared out (measured)");
+    app.add_option("--table-bytes", m.table_bytes, "bytes a position of a table sent to a rank (measured)");
+    app.add_option("--pack-gbps", m.pack_gbps, "GB of a table's codes a thread packs a second (measured; 0: raw)");
+    app.add_option("--unpack-gbps", m.unpack_gbps, "GB a thread unpacks a second (measured)");
     CLI11_PARSE(app, argc, argv);
     m.memory_bytes = memory_gib * (1 << 30);
 
@@ -339,10 +364,11 @@ int main(int argc, char** argv) {
                static_cast<double>(total), static_cast<double>(largest));
     fmt::print("model: {} threads a rank at {:.0f} ns a position (efficiency {}); a team of 2's overhead {} (whole "
                "pairs), {} (men only), {} (split) and bytes a position {}, {}, {}; {:.1f} GB/s, {} us latency, {} "
-               "distances a split level, {:.0f} GiB a rank, reading back {} of a solve\n",
+               "distances a split level, {:.0f} GiB a rank, reading back {} of a solve; tables sent at {} bytes a position, "
+               "packed at {} GB/s and unpacked at {} GB/s a thread\n",
                m.threads, m.ns_per_position, m.thread_efficiency, m.whole_overhead, m.men_overhead, m.split_overhead,
                m.whole_bytes, m.men_bytes, m.split_bytes, m.bandwidth / 1e9, m.latency_us, m.distances,
-               m.memory_bytes / (1 << 30), m.read_fraction);
+               m.memory_bytes / (1 << 30), m.read_fraction, m.table_bytes, m.pack_gbps, m.unpack_gbps);
     // Against the work alone: one rank solving every material, no table read back.
     double one = 0;
     for (const Material& u : units) one += solving(m, u, 1).work;

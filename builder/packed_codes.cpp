@@ -27,7 +27,64 @@ std::span<Code> frame_of(std::span<Code> codes, std::size_t f) {
     return codes.subspan(first, std::min(codes.size() - first, std::size_t{1} << PackedCodes::frame_shift));
 }
 
+// Positions [first, first + count) of `values`: each frame's codes, then its capture words.
+std::size_t frame_positions(std::uint64_t count, std::size_t f) {
+    return static_cast<std::size_t>(std::min(count - (std::uint64_t{f} << PackedCodes::frame_shift),
+                                              std::uint64_t{1} << PackedCodes::frame_shift));
+}
+
 }  // namespace
+
+PackedRange pack_range(const SolvedValues& values, std::uint64_t first, std::uint64_t count) {
+    if ((first - values.first) % 64 != 0 || !values.holds(first) || !values.holds(first + count - 1))
+        throw std::logic_error("packing a range that the values do not hold");
+    std::vector<std::vector<std::byte>> frames(packed_frames(count));
+    tbb::parallel_for(std::size_t{0}, frames.size(), [&](std::size_t f) {
+        const std::uint64_t at = first - values.first + (std::uint64_t{f} << PackedCodes::frame_shift);
+        const std::size_t n = frame_positions(count, f), words = (n + 63) / 64;
+        std::vector<std::byte> raw(2 * n + 8 * words);
+        std::memcpy(raw.data(), values.codes.data() + at, 2 * n);
+        std::memcpy(raw.data() + 2 * n, values.capture.data() + at / 64, 8 * words);
+        frames[f] = zstd_compress(raw, PackedCodes::level);
+    });
+    PackedRange packed;
+    std::uint64_t total = 0;
+    for (const auto& frame : frames) {
+        packed.frame_bytes.push_back(frame.size());
+        total += frame.size();
+    }
+    packed.bytes.resize(total);
+    std::vector<std::uint64_t> offsets(frames.size() + 1, 0);
+    for (std::size_t f = 0; f < frames.size(); ++f) offsets[f + 1] = offsets[f] + frames[f].size();
+    tbb::parallel_for(std::size_t{0}, frames.size(), [&](std::size_t f) {
+        std::memcpy(packed.bytes.data() + offsets[f], frames[f].data(), frames[f].size());
+    });
+    return packed;
+}
+
+void unpack_range(std::span<const std::byte> bytes, std::span<const std::uint64_t> frame_bytes, SolvedValues& into,
+                  std::uint64_t first, std::uint64_t count, const std::string& from) {
+    if ((first - into.first) % 64 != 0 || !into.holds(first) || !into.holds(first + count - 1))
+        throw std::logic_error("unpacking into values that do not hold the range");
+    const std::string what = from + " sent " + into.material.name() + " packed";
+    if (frame_bytes.size() != packed_frames(count))
+        throw std::runtime_error(what + " in " + std::to_string(frame_bytes.size()) + " frames where " +
+                                 std::to_string(packed_frames(count)) + " were expected");
+    std::vector<std::uint64_t> offsets(frame_bytes.size() + 1, 0);
+    for (std::size_t f = 0; f < frame_bytes.size(); ++f) offsets[f + 1] = offsets[f] + frame_bytes[f];
+    if (offsets.back() != bytes.size())
+        throw std::runtime_error(what + " in " + std::to_string(bytes.size()) + " bytes where its frames add up to " +
+                                 std::to_string(offsets.back()));
+    tbb::parallel_for(std::size_t{0}, frame_bytes.size(), [&](std::size_t f) {
+        const std::uint64_t at = first - into.first + (std::uint64_t{f} << PackedCodes::frame_shift);
+        const std::size_t n = frame_positions(count, f), words = (n + 63) / 64;
+        std::vector<std::byte> raw(2 * n + 8 * words);
+        if (const std::string wrong = zstd_decompress(bytes.subspan(offsets[f], frame_bytes[f]), raw); !wrong.empty())
+            throw std::runtime_error(what + ": frame " + std::to_string(f) + " " + wrong);
+        std::memcpy(into.codes.data() + at, raw.data(), 2 * n);
+        std::memcpy(into.capture.data() + at / 64, raw.data() + 2 * n, 8 * words);
+    });
+}
 
 PackedCodes::PackedCodes(const SolvedValues& values)
     : material_(values.material),

@@ -11,6 +11,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "builder/solved_values.hpp"
@@ -58,5 +60,33 @@ private:
     std::filesystem::path spill_file_;
     std::uint64_t bytes_ = 0, frame_bytes_ = 0;
 };
+
+// A range of solved values, codes and capture marks, packed the same way
+// (frames of 2^20 positions): how tables cross between the ranks of a
+// distributed build, where they would otherwise take 2.125 bytes a position
+// on the network (docs/scaling.md, "Tables packed on the wire"). Frame f
+// holds positions first + f 2^20 onwards: their codes, then their capture
+// words.
+struct PackedRange {
+    std::vector<std::uint64_t> frame_bytes;  // one a frame
+    std::vector<std::byte> bytes;            // the frames, one after another
+};
+
+// The frames of a range of `count` positions.
+constexpr std::uint64_t packed_frames(std::uint64_t count) noexcept {
+    return (count + (std::uint64_t{1} << PackedCodes::frame_shift) - 1) >> PackedCodes::frame_shift;
+}
+
+// Positions [first, first + count) of `values` (which holds them; first a
+// multiple of 64); with every thread.
+PackedRange pack_range(const SolvedValues& values, std::uint64_t first, std::uint64_t count);
+
+// The same positions back into `into` (which holds them), from `bytes`
+// framed as `frame_bytes` says; with every thread. Throws
+// std::runtime_error, naming `from`, if the frames are not those of that
+// range: another number of frames or of bytes, or a frame that does not
+// unpack to its positions.
+void unpack_range(std::span<const std::byte> bytes, std::span<const std::uint64_t> frame_bytes, SolvedValues& into,
+                  std::uint64_t first, std::uint64_t count, const std::string& from);
 
 }  // namespace dtb

@@ -15,10 +15,16 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include <tbb/task_group.h>
+
+#include "builder/packed_codes.hpp"
 #include "builder/solved_values.hpp"
 #include "builder/table_loader.hpp"
 #include "builder/team.hpp"
@@ -132,9 +138,97 @@ private:
     std::vector<Entry> entries_;
 };
 
+// Every member's range of `whole`, positions [first[j], first[j] + count[j])
+// (first a multiple of 64), which it has filled, to every other member,
+// packed (pack_range()). In rounds: in round r each member sends part r of
+// its range (`part` positions, a multiple of 64), the sizes of its frames,
+// then their bytes, each in an all gather. Other threads pack the next part
+// and unpack the last round's while the round's bytes cross.
+inline void share_packed(Team& team, SolvedValues& whole, std::span<const std::uint64_t> first,
+                         std::span<const std::uint64_t> count, std::uint64_t part = std::uint64_t{1} << 26) {
+    if (part == 0 || part % 64 != 0) throw std::logic_error("parts of a shared range must be multiples of 64");
+    const int members = team.size(), me = team.rank();
+    std::uint64_t rounds = 0;
+    for (int j = 0; j < members; ++j) rounds = std::max(rounds, (count[j] + part - 1) / part);
+    // Member j's part in round r: its first position and count (0 if none).
+    const auto part_of = [&](int j, std::uint64_t r) {
+        const std::uint64_t done = std::min(count[j], r * part);
+        return std::pair{first[j] + done, std::min(part, count[j] - done)};
+    };
+    const auto pack = [&](std::uint64_t r) {
+        const auto [at, n] = part_of(me, r);
+        return n > 0 && r < rounds ? pack_range(whole, at, n) : PackedRange{};
+    };
+    // A round's frames as received: every member's, and where each member's start.
+    struct Round {
+        std::uint64_t r = 0;
+        std::vector<std::uint64_t> sizes;
+        std::vector<std::byte> bytes;
+        std::vector<std::size_t> frame_at, byte_at;
+    };
+    const auto exchange = [&](std::uint64_t r, PackedRange& mine) {
+        Round x{r, {}, {}, std::vector<std::size_t>(members + 1, 0), std::vector<std::size_t>(members + 1, 0)};
+        std::vector<std::size_t> offsets(members), counts(members);
+        for (int j = 0; j < members; ++j) x.frame_at[j + 1] = x.frame_at[j] + packed_frames(part_of(j, r).second);
+        x.sizes.resize(x.frame_at[members]);
+        std::copy(mine.frame_bytes.begin(), mine.frame_bytes.end(),
+                  x.sizes.begin() + static_cast<std::ptrdiff_t>(x.frame_at[me]));
+        for (int j = 0; j < members; ++j) {
+            offsets[j] = 8 * x.frame_at[j];
+            counts[j] = 8 * (x.frame_at[j + 1] - x.frame_at[j]);
+        }
+        team.all_gather(reinterpret_cast<std::byte*>(x.sizes.data()), offsets, counts);
+        for (int j = 0; j < members; ++j) {
+            x.byte_at[j + 1] = x.byte_at[j];
+            for (std::size_t f = x.frame_at[j]; f < x.frame_at[j + 1]; ++f) x.byte_at[j + 1] += x.sizes[f];
+            offsets[j] = x.byte_at[j];
+            counts[j] = x.byte_at[j + 1] - x.byte_at[j];
+        }
+        if (mine.bytes.size() != counts[me]) throw std::logic_error("a member's packed part changed size");
+        x.bytes.resize(x.byte_at[members]);
+        std::copy(mine.bytes.begin(), mine.bytes.end(), x.bytes.begin() + static_cast<std::ptrdiff_t>(x.byte_at[me]));
+        mine = {};
+        team.all_gather(x.bytes.data(), offsets, counts);
+        return x;
+    };
+    const auto unpack = [&](const Round& x) {
+        for (int j = 0; j < members; ++j) {
+            const auto [at, n] = part_of(j, x.r);
+            if (j == me || n == 0) continue;
+            unpack_range(std::span<const std::byte>(x.bytes).subspan(x.byte_at[j], x.byte_at[j + 1] - x.byte_at[j]),
+                         std::span<const std::uint64_t>(x.sizes).subspan(x.frame_at[j], x.frame_at[j + 1] - x.frame_at[j]),
+                         whole, at, n, "team member " + std::to_string(j));
+        }
+    };
+    PackedRange mine = pack(0);
+    std::optional<Round> last;
+    for (std::uint64_t r = 0; r < rounds; ++r) {
+        // Members' ranges are disjoint and start at multiples of 64, so
+        // packing this member's part and unpacking the others' touch
+        // different codes and capture words.
+        PackedRange next;
+        tbb::task_group others;
+        others.run([&] {
+            next = pack(r + 1);
+            if (last) unpack(*last);
+        });
+        std::optional<Round> now;
+        try {
+            now = exchange(r, mine);
+        } catch (...) {
+            others.wait();
+            throw;
+        }
+        others.wait();
+        last = std::move(now);
+        mine = std::move(next);
+    }
+    if (last) unpack(*last);
+}
+
 // Table `file` whole on every member of `team`, read by the team together:
 // each member reads its range of blocks (capture positions answered by
-// `loading`) into the whole, and sends it to all the others.
+// `loading`) into the whole, and shares it with all the others.
 template <class V>
 SolvedValues load_whole_in_team(Team& team, const TableFile& file, const Successors<V>& loading) {
     const TableHeader& h = file.header();
@@ -143,36 +237,27 @@ SolvedValues load_whole_in_team(Team& team, const TableFile& file, const Success
     SolvedValues whole(h.material, h.positions_per_side);
     load_solved_values<V>(whole, file, loading, ranges.first(me) >> h.block_shift,
                           (ranges.first(me + 1) + h.block_positions() - 1) >> h.block_shift);
-    // The codes, then the capture marks (ranges start at multiples of the
-    // block size, so each member's marks are whole words).
-    std::vector<std::size_t> offsets(members), counts(members);
+    // Ranges start at multiples of the block size, so of 64.
+    std::vector<std::uint64_t> first(members), count(members);
     for (int j = 0; j < members; ++j) {
-        offsets[j] = 2 * ranges.first(j);
-        counts[j] = 2 * ranges.count(j);
+        first[j] = ranges.first(j);
+        count[j] = ranges.count(j);
     }
-    team.all_gather(reinterpret_cast<std::byte*>(whole.codes.data()), offsets, counts);
-    for (int j = 0; j < members; ++j) {
-        offsets[j] = 8 * (ranges.first(j) / 64);
-        counts[j] = 8 * ((ranges.first(j) + ranges.count(j) + 63) / 64) - offsets[j];
-    }
-    team.all_gather(reinterpret_cast<std::byte*>(whole.capture.data()), offsets, counts);
+    share_packed(team, whole, first, count);
     return whole;
 }
 
 // Table s whole on every member: member `source` has it (`values`) and
-// sends it to the others, which allocate it (`per_side` positions a side).
+// shares it with the others, which allocate it (`per_side` positions a side).
 inline std::shared_ptr<const SolvedValues> send_whole_in_team(Team& team, int source,
                                                               std::shared_ptr<const SolvedValues> values,
                                                               const Material& s, std::uint64_t per_side) {
-    const int members = team.size();
     std::shared_ptr<SolvedValues> whole;
     if (team.rank() != source) whole = std::make_shared<SolvedValues>(s, per_side);
     SolvedValues& into = whole ? *whole : const_cast<SolvedValues&>(*values);  // the source's is only read
-    std::vector<std::size_t> offsets(members, 0), counts(members, 0);
-    counts[source] = 2 * into.codes.size();
-    team.all_gather(reinterpret_cast<std::byte*>(into.codes.data()), offsets, counts);
-    counts[source] = 8 * into.capture.size();
-    team.all_gather(reinterpret_cast<std::byte*>(into.capture.data()), offsets, counts);
+    std::vector<std::uint64_t> first(team.size(), 0), count(team.size(), 0);
+    count[source] = into.positions();
+    share_packed(team, into, first, count);
     if (whole) return whole;
     return values;
 }

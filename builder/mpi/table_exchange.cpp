@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <deque>
+#include <future>
+#include <stdexcept>
 #include <string>
 #include <thread>
 
@@ -19,6 +23,8 @@ constexpr int first_answer_tag = 16;
 constexpr int answer_tags = 30000;
 // MPI counts in ints: a table goes in pieces of at most 1 GiB.
 constexpr std::size_t piece = std::size_t{1} << 30;
+// A table is asked for in parts of 2^26 positions (64 frames, 128 MiB of codes).
+constexpr std::uint64_t default_part_positions = std::uint64_t{1} << 26;
 
 // The pieces of `bytes` bytes at `data`: calls f(pointer, count) for each.
 template <class F>
@@ -27,6 +33,15 @@ void for_each_piece(std::byte* data, std::size_t bytes, F&& f) {
 }
 
 }  // namespace
+
+TableExchange::TableExchange(MPI_Comm comm, ValuesCache& cache)
+    : comm_(comm), cache_(cache), part_positions_(default_part_positions) {
+    if (const char* part = std::getenv("DTB_TEST_PART_POSITIONS"); part && *part) {
+        part_positions_ = std::strtoull(part, nullptr, 10);
+        if (part_positions_ == 0 || part_positions_ % 64 != 0)
+            throw std::invalid_argument("DTB_TEST_PART_POSITIONS must be a positive multiple of 64");
+    }
+}
 
 bool TableExchange::serve() {
     bool acted = false;
@@ -39,20 +54,23 @@ bool TableExchange::serve() {
         const std::uint64_t count = request.at("count").get<std::uint64_t>();
         std::shared_ptr<const SolvedValues> values = cache_.find(Material::parse(request.at("material").get<std::string>()));
         if (values && (count == 0 || !values->holds(first) || !values->holds(first + count - 1))) values = nullptr;
-        const std::string answer = nlohmann::json{{"have", values != nullptr}}.dump();
-        check(MPI_Send(answer.data(), static_cast<int>(answer.size()), MPI_CHAR, asker, tag, comm_), "MPI_Send");
-        if (!values) continue;
-        Sending& s = sending_.emplace_back();
-        s.values = std::move(values);
-        auto send = [&](const void* data, std::size_t bytes) {
-            for_each_piece(const_cast<std::byte*>(static_cast<const std::byte*>(data)), bytes, [&](std::byte* p, int n) {
-                check(MPI_Isend(p, n, MPI_BYTE, asker, tag, comm_, &s.requests.emplace_back()), "MPI_Isend");
-            });
-            sent_ += bytes;
-        };
-        const std::uint64_t at = first - s.values->first;  // a multiple of 64
-        send(s.values->codes.data() + at, 2 * count);
-        send(s.values->capture.data() + at / 64, 8 * ((count + 63) / 64));
+        if (!values) {
+            const std::string answer = nlohmann::json{{"have", false}}.dump();
+            check(MPI_Send(answer.data(), static_cast<int>(answer.size()), MPI_CHAR, asker, tag, comm_), "MPI_Send");
+            continue;
+        }
+        packing_.push_back({asker, tag, std::async(std::launch::async, [values = std::move(values), first, count] {
+                                return pack_range(*values, first, count);
+                            })});
+    }
+    for (auto it = packing_.begin(); it != packing_.end();) {
+        if (it->packed.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+            ++it;
+            continue;
+        }
+        acted = true;
+        answer(*it);
+        it = packing_.erase(it);
     }
     for (auto it = sending_.begin(); it != sending_.end();) {
         int done = 0;
@@ -63,31 +81,78 @@ bool TableExchange::serve() {
     return acted;
 }
 
+// The answer to a request whose range is packed: the frames' sizes, then
+// their bytes; or that it is not had, if the packing failed (out of memory).
+void TableExchange::answer(Packing& p) {
+    Sending s;
+    bool have = true;
+    try {
+        s.packed = p.packed.get();
+    } catch (const std::exception&) {
+        have = false;  // the asker reads the table back from its file
+    }
+    nlohmann::json header{{"have", have}};
+    if (have) header["frames"] = s.packed.frame_bytes;
+    const std::string text = header.dump();
+    check(MPI_Send(text.data(), static_cast<int>(text.size()), MPI_CHAR, p.asker, p.tag, comm_), "MPI_Send");
+    if (!have) return;
+    Sending& sent = sending_.emplace_back(std::move(s));
+    for_each_piece(sent.packed.bytes.data(), sent.packed.bytes.size(), [&](std::byte* data, int n) {
+        check(MPI_Isend(data, n, MPI_BYTE, p.asker, p.tag, comm_, &sent.requests.emplace_back()), "MPI_Isend");
+    });
+    sent_ += sent.packed.bytes.size();
+}
+
 void TableExchange::finish() {
-    while (!sending_.empty()) {
+    while (!packing_.empty() || !sending_.empty()) {
         serve();
         std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
 }
 
 bool TableExchange::fetch(int holder, std::uint64_t first, std::uint64_t count, SolvedValues& into) {
-    const int tag = first_answer_tag + next_tag_++ % answer_tags;
-    const std::string request =
-        nlohmann::json{{"material", into.material.name()}, {"first", first}, {"count", count}, {"tag", tag}}.dump();
-    check(MPI_Send(request.data(), static_cast<int>(request.size()), MPI_CHAR, holder, request_tag, comm_), "MPI_Send");
-    if (!nlohmann::json::parse(receive_whole(comm_, holder, tag).second).at("have").get<bool>()) return false;
-    std::vector<MPI_Request> requests;
-    auto receive = [&](void* data, std::size_t bytes) {
-        for_each_piece(static_cast<std::byte*>(data), bytes, [&](std::byte* p, int n) {
+    // Asked in parts, two ahead, so that the holder packs the next parts
+    // while this rank receives and unpacks the one before.
+    const std::uint64_t parts = (count + part_positions_ - 1) / part_positions_;
+    std::deque<int> tags;  // of the parts asked and not yet answered
+    std::uint64_t asked = 0;
+    const auto ask = [&] {
+        const int tag = first_answer_tag + next_tag_++ % answer_tags;
+        const std::uint64_t at = first + asked * part_positions_, n = std::min(part_positions_, first + count - at);
+        const std::string request =
+            nlohmann::json{{"material", into.material.name()}, {"first", at}, {"count", n}, {"tag", tag}}.dump();
+        check(MPI_Send(request.data(), static_cast<int>(request.size()), MPI_CHAR, holder, request_tag, comm_),
+              "MPI_Send");
+        tags.push_back(tag);
+        ++asked;
+    };
+    while (asked < std::min<std::uint64_t>(parts, 2)) ask();
+    bool have = true;
+    for (std::uint64_t i = 0; !tags.empty(); ++i) {
+        const int tag = tags.front();
+        tags.pop_front();
+        const nlohmann::json header = nlohmann::json::parse(receive_whole(comm_, holder, tag).second);
+        if (!header.at("have").get<bool>()) {
+            have = false;  // the parts already asked are still answered, and taken
+            continue;
+        }
+        const std::vector<std::uint64_t> frame_bytes = header.at("frames").get<std::vector<std::uint64_t>>();
+        std::uint64_t total = 0;
+        for (const std::uint64_t b : frame_bytes) total += b;
+        std::vector<std::byte> bytes(total);
+        std::vector<MPI_Request> requests;
+        for_each_piece(bytes.data(), bytes.size(), [&](std::byte* p, int n) {
             check(MPI_Irecv(p, n, MPI_BYTE, holder, tag, comm_, &requests.emplace_back()), "MPI_Irecv");
         });
-        received_ += bytes;
-    };
-    const std::uint64_t at = first - into.first;  // a multiple of 64
-    receive(into.codes.data() + at, 2 * count);
-    receive(into.capture.data() + at / 64, 8 * ((count + 63) / 64));
-    for (MPI_Request& r : requests) wait_politely(r);
-    return true;
+        for (MPI_Request& r : requests) wait_politely(r);
+        received_ += total;
+        if (!have) continue;
+        if (asked < parts) ask();
+        const std::uint64_t at = first + i * part_positions_;
+        unpack_range(bytes, frame_bytes, into, at, std::min(part_positions_, first + count - at),
+                     "rank " + std::to_string(holder));
+    }
+    return have;
 }
 
 }  // namespace dtb::mpi

@@ -1,21 +1,27 @@
 // Solved tables passed between the ranks of a distributed build: a rank that
 // needs a table, or a range of one, that another rank keeps in memory (it
 // solved the table alone, or its range of it in a team) asks that rank for
-// it (two bytes and a bit a position over the network) instead of reading
-// it back from its file, which costs a solve of its capture positions again.
-// The holder's main thread answers between its other messages, while its
-// threads go on solving.
+// it instead of reading it back from its file, which costs a solve of its
+// capture positions again. The range crosses packed (pack_range(), about a
+// tenth of the two bytes and a bit a position), asked for in parts of 2^26
+// positions, two ahead, so that the holder packs a part while the one
+// before crosses and the asker unpacks the one before that. The holder's
+// main thread answers between its other messages while its threads go on
+// solving. Each part is packed on a thread of its own, whose parallel_for
+// shares the machine's TBB workers with the solving, so that neither the
+// main thread's heartbeats nor the asker wait for a material to be solved.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <future>
 #include <list>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include <mpi.h>
 
+#include "builder/packed_codes.hpp"
 #include "builder/solved_values.hpp"
 #include "builder/values_cache.hpp"
 
@@ -24,14 +30,16 @@ namespace dtb::mpi {
 class TableExchange {
 public:
     // `comm` is this exchange's own copy of MPI_COMM_WORLD; `cache` the tables this rank holds.
-    TableExchange(MPI_Comm comm, ValuesCache& cache) : comm_(comm), cache_(cache) {}
+    // Parts of 2^26 positions, or of DTB_TEST_PART_POSITIONS (a multiple of
+    // 64) where the tests set it, to ask for tables in many parts.
+    TableExchange(MPI_Comm comm, ValuesCache& cache);
     TableExchange(const TableExchange&) = delete;
     TableExchange& operator=(const TableExchange&) = delete;
 
     // The main thread: answers the requests that came in and tends the sends
     // under way; returns whether it did anything.
     bool serve();
-    // Waits for the sends under way to end (before the rank stops).
+    // Waits for the packing and the sends under way to end (before the rank stops).
     void finish();
 
     // Positions [first, first + count) of table `into.material` from rank
@@ -39,18 +47,28 @@ public:
     // false if the holder no longer has them. Any thread.
     bool fetch(int holder, std::uint64_t first, std::uint64_t count, SolvedValues& into);
 
+    // Bytes of tables sent and received, packed.
     std::uint64_t bytes_sent() const noexcept { return sent_; }
     std::uint64_t bytes_received() const noexcept { return received_; }
 
 private:
-    // A table being sent: kept alive until its messages are delivered.
+    // A range being packed for rank `asker`, to answer on `tag`.
+    struct Packing {
+        int asker, tag;
+        std::future<PackedRange> packed;
+    };
+    // A range being sent: kept alive until its messages are delivered.
     struct Sending {
-        std::shared_ptr<const SolvedValues> values;
+        PackedRange packed;
         std::vector<MPI_Request> requests;
     };
 
+    void answer(Packing& p);
+
     MPI_Comm comm_;
     ValuesCache& cache_;
+    std::uint64_t part_positions_;
+    std::list<Packing> packing_;  // the main thread's only
     std::list<Sending> sending_;  // the main thread's only
     std::atomic<int> next_tag_{0};
     std::atomic<std::uint64_t> sent_{0}, received_{0};

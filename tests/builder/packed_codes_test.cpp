@@ -2,6 +2,9 @@
 // packed, code for code, over several frames and a short last one, from
 // memory or from a spill file; a spill that cannot be written keeps the
 // frames, a damaged spill file is refused, and the file goes with the table.
+// Ranges packed for the wire (pack_range()) come back code for code and mark
+// for mark into values that start elsewhere, and frames of another number,
+// size or content are refused with the sender's name.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -28,6 +31,7 @@ SolvedValues some_values() {
     }
     values.max_code = 39;
     values.mark_capture(5);
+    for (std::uint64_t g = 0; g < values.codes.size(); g += 1 + random() % 5000) values.mark_capture(g);
     return values;
 }
 
@@ -110,6 +114,53 @@ TEST(PackedCodes, TakesWholeTablesOnly) {
     const Material m = Material::parse("KKvK").canonical();
     const SolvedValues part(m, 1000, 64, 500);
     EXPECT_THROW(PackedCodes{part}, std::logic_error);
+}
+
+// Positions [first, first + count) of `values`, a range that starts at a
+// multiple of 64 and spans a frame boundary with a short last frame.
+constexpr std::uint64_t first = 64 * 1000, count = (std::uint64_t{1} << 21) + 77;
+
+TEST(PackedRange, UnpacksWhatWasPackedIntoARangeElsewhere) {
+    const SolvedValues values = some_values();
+    const PackedRange packed = pack_range(values, first, count);
+    ASSERT_EQ(packed.frame_bytes.size(), 3u);
+    EXPECT_EQ(packed_frames(count), 3u);
+    EXPECT_LT(packed.bytes.size(), count);  // under a byte a position for these runs
+    // Into values holding from 64 x 900 on, as a team member's range does.
+    SolvedValues into(values.material, values.positions_per_side, 64 * 900, count + 64 * 200);
+    unpack_range(packed.bytes, packed.frame_bytes, into, first, count, "rank 3");
+    for (std::uint64_t g = first; g < first + count; ++g) {
+        ASSERT_EQ(into.code(g), values.code(g)) << g;
+        ASSERT_EQ(into.has_capture(g), values.has_capture(g)) << g;
+    }
+    EXPECT_EQ(into.code(first - 1), 0);  // nothing outside the range is written
+    EXPECT_FALSE(into.has_capture(first + count + 64));
+}
+
+// The message of what unpack_range() throws for these frames.
+std::string refusal(const PackedRange& packed) {
+    SolvedValues into(Material::parse("KKvK").canonical(), some_values().positions_per_side);
+    try {
+        unpack_range(packed.bytes, packed.frame_bytes, into, first, count, "rank 3");
+    } catch (const std::runtime_error& e) {
+        return e.what();
+    }
+    return "accepted";
+}
+
+TEST(PackedRange, RefusesFramesOfAnotherRange) {
+    const PackedRange packed = pack_range(some_values(), first, count);
+    PackedRange fewer = packed;
+    fewer.frame_bytes.pop_back();
+    fewer.bytes.resize(fewer.bytes.size() - packed.frame_bytes.back());
+    EXPECT_NE(refusal(fewer).find("rank 3 sent KKvK packed in 2 frames where 3 were expected"), std::string::npos)
+        << refusal(fewer);
+    PackedRange cut = packed;
+    cut.bytes.pop_back();
+    EXPECT_NE(refusal(cut).find("bytes where its frames add up to"), std::string::npos) << refusal(cut);
+    PackedRange changed = packed;
+    changed.bytes[packed.frame_bytes[0] + 3] ^= std::byte{0xff};  // the second frame's header
+    EXPECT_NE(refusal(changed).find("frame 1"), std::string::npos) << refusal(changed);
 }
 
 }  // namespace

@@ -9,15 +9,19 @@
 // work: pairs split over all members (their queues worked in step), whole
 // pairs shared out, lookups and updates in many small rounds, the tables a
 // material leads to shared out, held whole by every member, or some of each.
+// share_packed(), the way members pass tables, is checked on its own in many
+// rounds.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <random>
 
 #include "builder/build.hpp"
 #include "builder/material_job.hpp"
 #include "builder/table_loader.hpp"
+#include "builder/team_tables.hpp"
 #include "builder/values_cache.hpp"
 #include "draughts/variant.hpp"
 #include "tests/builder/thread_team.hpp"
@@ -163,6 +167,38 @@ TEST(TeamSolver, American6Default4) { check_team<draughts::American6>(4, 4, Team
 TEST(TeamSolver, BrazilianWhole3Passed) { check_team<draughts::Brazilian>(3, 3, hold_all(whole_pairs()), Held::passed); }
 TEST(TeamSolver, International6Split2Passed) {
     check_team<draughts::International6>(4, 2, hold_all(split_everything()), Held::passed);
+}
+
+// Every member's range, shared packed in parts of 192 positions (many
+// rounds; members with more parts than others, one with none, a last range
+// that ends inside a capture word), reaches every member code for code and
+// mark for mark; so does one member's whole table.
+TEST(SharePacked, EveryRangeReachesEveryMember) {
+    const Material m = Material::parse("KKvK").canonical();
+    const std::uint64_t per_side = 1000;  // 2000 positions
+    SolvedValues expected(m, per_side);
+    std::mt19937_64 random(11);
+    for (std::uint64_t g = 0; g < expected.codes.size(); ++g) {
+        expected.codes[g] = static_cast<std::uint16_t>(g / 7 % 5 == 0 ? random() : g / 50);
+        if (random() % 9 == 0) expected.mark_capture(g);
+    }
+    const std::vector<std::uint64_t> first{0, 640, 640, 1024}, count{640, 0, 384, 976};
+    test::ThreadTeams::run(4, [&](Team& team) {
+        SolvedValues whole(m, per_side);
+        const int me = team.rank();
+        for (std::uint64_t g = first[me]; g < first[me] + count[me]; ++g) {
+            whole.codes[g] = expected.codes[g];
+            if (expected.has_capture(g)) whole.mark_capture(g);
+        }
+        share_packed(team, whole, first, count, 192);
+        EXPECT_EQ(whole.codes, expected.codes) << "member " << me;
+        EXPECT_EQ(whole.capture, expected.capture) << "member " << me;
+        // Member 2 has it all and sends it to the others.
+        const auto source = std::make_shared<const SolvedValues>(expected);
+        const auto got = send_whole_in_team(team, 2, me == 2 ? source : nullptr, m, per_side);
+        EXPECT_EQ(got->codes, expected.codes) << "member " << me;
+        EXPECT_EQ(got->capture, expected.capture) << "member " << me;
+    });
 }
 
 }  // namespace

@@ -59,6 +59,15 @@ set(dir ${work}/little-memory)
 mpi_run(3 0 build --variant brazilian --pieces 4 --dir ${dir} --team-positions 30000 --memory 0.001)
 same_tables(brazilian ${work}/ref1 ${dir})
 
+# Tables asked of the ranks that keep them in parts of 4,096 positions
+# (2^26 in a real build): many parts, packed, asked two ahead; the same
+# tables still.
+set(ENV{DTB_TEST_PART_POSITIONS} 4096)
+set(dir ${work}/small-parts)
+mpi_run(3 0 build --variant brazilian --pieces 4 --dir ${dir} --team-positions 30000)
+same_tables(brazilian ${work}/ref1 ${dir})
+unset(ENV{DTB_TEST_PART_POSITIONS})
+
 # With the rule tables (--rules): the same .rul files as one process makes.
 run(0 build --variant brazilian --pieces 4 --dir ${work}/rules-one --rules)
 mpi_run(2 0 build --variant brazilian --pieces 4 --dir ${work}/rules-ranks2 --rules)
