@@ -1,13 +1,14 @@
 // Whether tables passed between the ranks of a distributed build should
-// cross packed (issue 14): reads materials of DIR/VARIANT back into solved
-// values (codes, capture positions included, as ranks hold them), and packs
-// their codes in frames of 2^20 with zstd at several levels, negative (its
-// fast levels) included, on one thread. Prints for each level the bytes
-// against the two bytes a position, and the speed of packing and unpacking
-// in GB of codes a second. Sending raw costs 2 / B seconds a code on a
-// network of B bytes a second; packed, about (2 r / B) plus the packing
-// time spread over the sender's threads, so packing pays only where a
-// thread packs faster than B / T.
+// cross packed, and how (issue 14): reads materials of DIR/VARIANT back into
+// solved values (codes, capture positions included, as ranks hold them), and
+// packs their codes in frames of 2^20 with zstd at several levels, negative
+// (its fast levels) included, then as dtb packs them (pack_range(): byte
+// planes at level 1, with the capture marks), on one thread. Prints for
+// each the bytes against the two bytes a position, and the speed of packing
+// and unpacking in GB of codes a second. Sending raw costs 2 / B seconds a
+// code on a network of B bytes a second; packed, about (2 r / B) plus the
+// packing time spread over the sender's threads, so packing pays only where
+// a thread packs faster than B / T.
 //
 //     transfer_study VARIANT DIR MATERIAL...
 //
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include <fmt/core.h>
+#include <tbb/task_arena.h>
 
 #include "builder/packed_codes.hpp"
 #include "builder/table_loader.hpp"
@@ -30,6 +32,12 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+void report(const std::string& what, std::uint64_t codes, std::uint64_t packed, double pack, double unpack) {
+    const double raw_bytes = 2.0 * static_cast<double>(codes);
+    fmt::print("{:>16}: {:>13} bytes, {:5.1f}% of 2 a position, packs {:5.2f} GB/s, unpacks {:5.2f} GB/s\n", what,
+               packed, 100.0 * static_cast<double>(packed) / raw_bytes, raw_bytes / pack / 1e9, raw_bytes / unpack / 1e9);
+}
 
 template <class V>
 void study(const std::filesystem::path& dir, const std::vector<std::string>& names) {
@@ -64,11 +72,26 @@ void study(const std::filesystem::path& dir, const std::vector<std::string>& nam
             }
             if (back != t.codes) throw std::logic_error("a round trip changed the codes");
         }
-        const double raw_bytes = 2.0 * static_cast<double>(codes);
-        fmt::print("zstd level {:>3}: {:>13} bytes, {:5.1f}% of 2 a position, packs {:5.2f} GB/s, unpacks {:5.2f} GB/s\n",
-                   level, packed, 100.0 * static_cast<double>(packed) / raw_bytes, raw_bytes / pack / 1e9,
-                   raw_bytes / unpack / 1e9);
+        report(fmt::format("zstd level {}", level), codes, packed, pack, unpack);
     }
+    // As dtb packs a range for the wire, on one thread.
+    std::uint64_t packed = 0;
+    double pack = 0, unpack = 0;
+    tbb::task_arena one(1);
+    for (const dtb::SolvedValues& t : tables) {
+        dtb::SolvedValues back(t.material, t.positions_per_side);
+        one.execute([&] {
+            auto start = Clock::now();
+            const dtb::PackedRange p = dtb::pack_range(t, 0, t.codes.size());
+            pack += seconds_since(start);
+            packed += p.bytes.size();
+            start = Clock::now();
+            dtb::unpack_range(p.bytes, p.frame_bytes, back, 0, t.codes.size(), "the study");
+            unpack += seconds_since(start);
+        });
+        if (back.codes != t.codes || back.capture != t.capture) throw std::logic_error("a round trip changed the values");
+    }
+    report("pack_range", codes, packed, pack, unpack);
 }
 
 }  // namespace

@@ -27,6 +27,35 @@ std::span<Code> frame_of(std::span<Code> codes, std::size_t f) {
     return codes.subspan(first, std::min(codes.size() - first, std::size_t{1} << PackedCodes::frame_shift));
 }
 
+// `codes` and then `words` as one zstd frame, the codes as byte planes: all
+// their low bytes, then all their high bytes. The high bytes are nearly
+// constant and the low ones run, so zstd finds more and longer matches: on
+// Canadian 5-piece tables 6.5% of the codes' bytes against 8.8% for the
+// codes as they lie, packed faster and unpacked 2.5 times as fast
+// (bench/transfer_study).
+std::vector<std::byte> pack_frame(std::span<const std::uint16_t> codes, std::span<const std::uint64_t> words) {
+    const std::size_t n = codes.size();
+    std::vector<std::byte> raw(2 * n + 8 * words.size());
+    for (std::size_t i = 0; i < n; ++i) {
+        raw[i] = static_cast<std::byte>(codes[i] & 0xff);
+        raw[n + i] = static_cast<std::byte>(codes[i] >> 8);
+    }
+    if (!words.empty()) std::memcpy(raw.data() + 2 * n, words.data(), 8 * words.size());
+    return zstd_compress(raw, PackedCodes::level);
+}
+
+// A frame of pack_frame() back into `codes` and `words` (of its sizes): an
+// empty string, or what is wrong with it.
+std::string unpack_frame(std::span<const std::byte> frame, std::span<std::uint16_t> codes, std::span<std::uint64_t> words) {
+    const std::size_t n = codes.size();
+    std::vector<std::byte> raw(2 * n + 8 * words.size());
+    if (std::string wrong = zstd_decompress(frame, raw); !wrong.empty()) return wrong;
+    for (std::size_t i = 0; i < n; ++i)
+        codes[i] = static_cast<std::uint16_t>(std::to_integer<unsigned>(raw[i]) | std::to_integer<unsigned>(raw[n + i]) << 8);
+    if (!words.empty()) std::memcpy(words.data(), raw.data() + 2 * n, 8 * words.size());
+    return {};
+}
+
 // Positions [first, first + count) of `values`: each frame's codes, then its capture words.
 std::size_t frame_positions(std::uint64_t count, std::size_t f) {
     return static_cast<std::size_t>(std::min(count - (std::uint64_t{f} << PackedCodes::frame_shift),
@@ -41,11 +70,8 @@ PackedRange pack_range(const SolvedValues& values, std::uint64_t first, std::uin
     std::vector<std::vector<std::byte>> frames(packed_frames(count));
     tbb::parallel_for(std::size_t{0}, frames.size(), [&](std::size_t f) {
         const std::uint64_t at = first - values.first + (std::uint64_t{f} << PackedCodes::frame_shift);
-        const std::size_t n = frame_positions(count, f), words = (n + 63) / 64;
-        std::vector<std::byte> raw(2 * n + 8 * words);
-        std::memcpy(raw.data(), values.codes.data() + at, 2 * n);
-        std::memcpy(raw.data() + 2 * n, values.capture.data() + at / 64, 8 * words);
-        frames[f] = zstd_compress(raw, PackedCodes::level);
+        const std::size_t n = frame_positions(count, f);
+        frames[f] = pack_frame(std::span(values.codes).subspan(at, n), std::span(values.capture).subspan(at / 64, (n + 63) / 64));
     });
     PackedRange packed;
     std::uint64_t total = 0;
@@ -77,12 +103,11 @@ void unpack_range(std::span<const std::byte> bytes, std::span<const std::uint64_
                                  std::to_string(offsets.back()));
     tbb::parallel_for(std::size_t{0}, frame_bytes.size(), [&](std::size_t f) {
         const std::uint64_t at = first - into.first + (std::uint64_t{f} << PackedCodes::frame_shift);
-        const std::size_t n = frame_positions(count, f), words = (n + 63) / 64;
-        std::vector<std::byte> raw(2 * n + 8 * words);
-        if (const std::string wrong = zstd_decompress(bytes.subspan(offsets[f], frame_bytes[f]), raw); !wrong.empty())
+        const std::size_t n = frame_positions(count, f);
+        if (const std::string wrong = unpack_frame(bytes.subspan(offsets[f], frame_bytes[f]), std::span(into.codes).subspan(at, n),
+                                                   std::span(into.capture).subspan(at / 64, (n + 63) / 64));
+            !wrong.empty())
             throw std::runtime_error(what + ": frame " + std::to_string(f) + " " + wrong);
-        std::memcpy(into.codes.data() + at, raw.data(), 2 * n);
-        std::memcpy(into.capture.data() + at / 64, raw.data() + 2 * n, 8 * words);
     });
 }
 
@@ -94,7 +119,7 @@ PackedCodes::PackedCodes(const SolvedValues& values)
     if (!values.whole()) throw std::logic_error("only whole tables are packed");
     frames_.resize((positions_ + (1ull << frame_shift) - 1) >> frame_shift);
     tbb::parallel_for(std::size_t{0}, frames_.size(), [&](std::size_t f) {
-        frames_[f] = zstd_compress(std::as_bytes(frame_of(std::span(values.codes), f)), level);
+        frames_[f] = pack_frame(frame_of(std::span(values.codes), f), {});
     });
     for (const auto& frame : frames_) frame_bytes_ += frame.size();
     bytes_ = frames_.size() * sizeof(frames_[0]) + frame_bytes_;
@@ -120,7 +145,7 @@ SolvedValues PackedCodes::unpack() const {
     }
     try {
         tbb::parallel_for(std::size_t{0}, count, [&](std::size_t f) {
-            const std::span<std::byte> out = std::as_writable_bytes(frame_of(std::span(values.codes), f));
+            const std::span<std::uint16_t> out = frame_of(std::span(values.codes), f);
             std::vector<std::byte> read;
             std::span<const std::byte> frame;
             if (spilled()) {
@@ -138,7 +163,7 @@ SolvedValues PackedCodes::unpack() const {
             } else {
                 frame = frames_[f];
             }
-            if (const std::string wrong = zstd_decompress(frame, out); !wrong.empty())
+            if (const std::string wrong = unpack_frame(frame, out, {}); !wrong.empty())
                 throw std::runtime_error((spilled() ? spill_file_.string() + ": " : "") + material_.name() +
                                          ": a packed frame " + wrong);
         });

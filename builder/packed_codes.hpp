@@ -1,8 +1,10 @@
 // A solved table kept small while no material in work reads it (the build's
 // memory budget, builder/build.cpp): its codes, capture positions' true
-// values included, as zstd frames of 2^20 codes. Codes of a table run long
+// values included, as zstd frames of 2^20 codes, each frame the codes' low
+// bytes and then their high bytes (byte planes). Codes of a table run long
 // (draws, and wins and losses at few distances), so the frames take a few
-// percent of the two bytes a position (14% over International up to 6), and unpacking runs at memory
+// percent of the two bytes a position (14% over International up to 6 with
+// the codes as they lie, less as planes), and unpacking runs at memory
 // speed, where reading the table back from its file would solve every
 // capture position again (a capture search and the tables it leads to).
 // When even the frames must give up their memory, they go to a scratch file
@@ -65,8 +67,8 @@ private:
 // (frames of 2^20 positions): how tables cross between the ranks of a
 // distributed build, where they would otherwise take 2.125 bytes a position
 // on the network (docs/scaling.md, "Tables packed on the wire"). Frame f
-// holds positions first + f 2^20 onwards: their codes, then their capture
-// words.
+// holds positions first + f 2^20 onwards: their codes as byte planes, then
+// their capture words.
 struct PackedRange {
     std::vector<std::uint64_t> frame_bytes;  // one a frame
     std::vector<std::byte> bytes;            // the frames, one after another
