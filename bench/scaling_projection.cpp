@@ -94,7 +94,8 @@ double crossing_seconds(const Model& m, double bytes) {
     const double threads = m.threads * m.thread_efficiency;
     const double send = each * (m.table_bytes / 2.125) / m.bandwidth;
     if (m.pack_gbps <= 0) return parts * send;
-    const double pack = each / (threads * m.pack_gbps * 1e9), unpack = each / (threads * m.unpack_gbps * 1e9);
+    const double pack = each / (threads * m.pack_gbps * 1e9);
+    const double unpack = m.unpack_gbps > 0 ? each / (threads * m.unpack_gbps * 1e9) : 0;
     return pack + send + unpack + (parts - 1) * std::max({pack, send, unpack});
 }
 
