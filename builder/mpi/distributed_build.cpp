@@ -270,7 +270,7 @@ private:
                 unit_material.push_back(p.material);
                 units.push_back(std::move(u));
             }
-                Scheduler scheduler(std::move(units), slots, o_.team_positions);
+            Scheduler scheduler(std::move(units), slots, o_.team_positions);
             std::vector<Clock::time_point> started(unit_material.size());
             std::vector<std::vector<int>> team_of(unit_material.size());
             std::map<Material, int> solved_alone_by;            // which rank keeps which table it solved
