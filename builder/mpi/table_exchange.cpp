@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <deque>
 #include <future>
+#include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -139,9 +141,10 @@ bool TableExchange::fetch(int holder, std::uint64_t first, std::uint64_t count, 
         const std::vector<std::uint64_t> frame_bytes = header.at("frames").get<std::vector<std::uint64_t>>();
         std::uint64_t total = 0;
         for (const std::uint64_t b : frame_bytes) total += b;
-        std::vector<std::byte> bytes(total);
+        // Not zeroed: every byte is received before it is read.
+        const std::unique_ptr<std::byte[]> bytes = std::make_unique_for_overwrite<std::byte[]>(total);
         std::vector<MPI_Request> requests;
-        for_each_piece(bytes.data(), bytes.size(), [&](std::byte* p, int n) {
+        for_each_piece(bytes.get(), total, [&](std::byte* p, int n) {
             check(MPI_Irecv(p, n, MPI_BYTE, holder, tag, comm_, &requests.emplace_back()), "MPI_Irecv");
         });
         for (MPI_Request& r : requests) wait_politely(r);
@@ -149,7 +152,7 @@ bool TableExchange::fetch(int holder, std::uint64_t first, std::uint64_t count, 
         if (!have) continue;
         if (asked < parts) ask();
         const std::uint64_t at = first + i * part_positions_;
-        unpack_range(bytes, frame_bytes, into, at, std::min(part_positions_, first + count - at),
+        unpack_range(std::span<const std::byte>(bytes.get(), total), frame_bytes, into, at, std::min(part_positions_, first + count - at),
                      "rank " + std::to_string(holder));
     }
     return have;

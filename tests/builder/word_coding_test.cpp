@@ -86,5 +86,25 @@ TEST(WordCoding, CutBytesAreAnError) {
     EXPECT_THROW(coding.read(endless, at), std::runtime_error);
 }
 
+// The tenth byte of a word carries its zigzagged distance's bits 60 to 63:
+// 0x0F there is the largest word, a bit above them is refused, not dropped.
+TEST(WordCoding, BitsPastSixtyFourAreAnError) {
+    std::vector<std::byte> largest(9, std::byte{0xFF});
+    largest.push_back(std::byte{0x0F});
+    WordCoding coding;
+    std::size_t at = 0;
+    // From reference 7 (at 0): z = 2^64 - 1 (all bits of a 4-bit, eight 7-bit and a 4-bit
+    // group), the distance -2^63 zigzagged, so the word 2^63.
+    EXPECT_EQ(coding.read(largest, at), std::uint64_t{1} << 63);
+    EXPECT_EQ(at, largest.size());
+    for (const std::byte over : {std::byte{0x10}, std::byte{0x1F}, std::byte{0x7F}}) {
+        std::vector<std::byte> bytes(9, std::byte{0xFF});
+        bytes.push_back(over);
+        WordCoding fresh;
+        at = 0;
+        EXPECT_THROW(fresh.read(bytes, at), std::runtime_error) << std::to_integer<int>(over);
+    }
+}
+
 }  // namespace
 }  // namespace dtb
