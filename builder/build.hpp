@@ -65,6 +65,8 @@ struct RankReport {
     double cpu_seconds = 0;             // processor time of the whole rank, every thread
     std::uint64_t bytes_sent = 0;       // to its teams
     std::uint64_t bytes_received = 0;
+    std::uint64_t table_parts_packed = 0;      // parts of tables it packed for ranks that asked
+    std::uint64_t table_parts_sent_again = 0;  // and sent again to other askers, packed once
     std::uint64_t peak_memory_bytes = 0;
 };
 

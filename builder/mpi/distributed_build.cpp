@@ -140,6 +140,7 @@ struct Holders {
 // What a rank counts of its own work, gathered by rank 0 at the end.
 struct RankCounts {
     std::uint64_t materials_alone = 0, team_materials = 0, bytes_sent = 0, bytes_received = 0, peak_memory = 0;
+    std::uint64_t table_parts_packed = 0, table_parts_sent_again = 0;
     double working_seconds = 0, team_wait_seconds = 0, idle_seconds = 0, cpu_seconds = 0;
 };
 
@@ -153,7 +154,9 @@ public:
           session_(session),
           variant_dir_(o.dir / o.variant),
           cache_(memory_budget(o, session)),
-          exchange_(session.tables, cache_) {}
+          // Packed parts kept for askers: about a tenth of the tables'
+          // bytes, so a sixteenth of the budget keeps parts of most of them.
+          exchange_(session.tables, cache_, memory_budget(o, session) / 16) {}
 
     std::optional<BuildReport> run() {
         const Clock::time_point start = Clock::now();
@@ -218,6 +221,8 @@ public:
 
         counts_.bytes_sent = traffic_.bytes_sent + exchange_.bytes_sent();
         counts_.bytes_received = traffic_.bytes_received + exchange_.bytes_received();
+        counts_.table_parts_packed = exchange_.parts_packed();
+        counts_.table_parts_sent_again = exchange_.parts_sent_again();
         counts_.team_wait_seconds = traffic_.wait_seconds;
         counts_.peak_memory = peak_resident_bytes();
         counts_.cpu_seconds = cpu_seconds();
@@ -228,7 +233,8 @@ public:
         for (int r = 0; r < session_.size; ++r) {
             const RankCounts& c = all[r];
             report_.ranks.push_back({r, c.materials_alone, c.team_materials, c.working_seconds, c.team_wait_seconds,
-                                     c.idle_seconds, c.cpu_seconds, c.bytes_sent, c.bytes_received, c.peak_memory});
+                                     c.idle_seconds, c.cpu_seconds, c.bytes_sent, c.bytes_received,
+                                     c.table_parts_packed, c.table_parts_sent_again, c.peak_memory});
         }
         // The rule tables (--rules) after the plain ones, by rank 0 with its
         // threads while the other ranks end (docs/rules.md, "The build").

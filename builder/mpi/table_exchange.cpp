@@ -29,15 +29,15 @@ constexpr std::size_t piece = std::size_t{1} << 30;
 constexpr std::uint64_t default_part_positions = std::uint64_t{1} << 26;
 
 // The pieces of `bytes` bytes at `data`: calls f(pointer, count) for each.
-template <class F>
-void for_each_piece(std::byte* data, std::size_t bytes, F&& f) {
+template <class Byte, class F>
+void for_each_piece(Byte* data, std::size_t bytes, F&& f) {
     for (std::size_t done = 0; done < bytes; done += piece) f(data + done, static_cast<int>(std::min(piece, bytes - done)));
 }
 
 }  // namespace
 
-TableExchange::TableExchange(MPI_Comm comm, ValuesCache& cache)
-    : comm_(comm), cache_(cache), part_positions_(default_part_positions) {
+TableExchange::TableExchange(MPI_Comm comm, ValuesCache& cache, std::uint64_t kept_parts_budget)
+    : comm_(comm), cache_(cache), part_positions_(default_part_positions), kept_parts_(kept_parts_budget) {
     if (const char* part = std::getenv("DTB_TEST_PART_POSITIONS"); part && *part) {
         part_positions_ = std::strtoull(part, nullptr, 10);
         if (part_positions_ == 0 || part_positions_ % 64 != 0)
@@ -54,14 +54,20 @@ bool TableExchange::serve() {
         const int tag = request.at("tag").get<int>();
         const std::uint64_t first = request.at("first").get<std::uint64_t>();
         const std::uint64_t count = request.at("count").get<std::uint64_t>();
-        std::shared_ptr<const SolvedValues> values = cache_.find(Material::parse(request.at("material").get<std::string>()));
+        const PackedParts::Key key{Material::parse(request.at("material").get<std::string>()), first, count};
+        if (auto kept = kept_parts_.find(key)) {
+            ++parts_sent_again_;
+            send(asker, tag, std::move(kept));
+            continue;
+        }
+        std::shared_ptr<const SolvedValues> values = cache_.find(key.material);
         if (values && (count == 0 || !values->holds(first) || !values->holds(first + count - 1))) values = nullptr;
         if (!values) {
             const std::string answer = nlohmann::json{{"have", false}}.dump();
             check(MPI_Send(answer.data(), static_cast<int>(answer.size()), MPI_CHAR, asker, tag, comm_), "MPI_Send");
             continue;
         }
-        packing_.push_back({asker, tag, std::async(std::launch::async, [values = std::move(values), first, count] {
+        packing_.push_back({asker, tag, key, std::async(std::launch::async, [values = std::move(values), first, count] {
                                 return pack_range(*values, first, count);
                             })});
     }
@@ -83,26 +89,30 @@ bool TableExchange::serve() {
     return acted;
 }
 
-// The answer to a request whose range is packed: the frames' sizes, then
-// their bytes; or that it is not had, if the packing failed (out of memory).
+// The answer to a request whose range is packed, which is kept for the next
+// asker; or that it is not had, if the packing failed (out of memory).
 void TableExchange::answer(Packing& p) {
-    Sending s;
-    bool have = true;
+    std::shared_ptr<const PackedRange> packed;
     try {
-        s.packed = p.packed.get();
+        packed = std::make_shared<const PackedRange>(p.packed.get());
     } catch (const std::exception&) {
-        have = false;  // the asker reads the table back from its file
+        const std::string text = nlohmann::json{{"have", false}}.dump();  // the asker reads the table back from its file
+        check(MPI_Send(text.data(), static_cast<int>(text.size()), MPI_CHAR, p.asker, p.tag, comm_), "MPI_Send");
+        return;
     }
-    nlohmann::json header{{"have", have}};
-    if (have) header["frames"] = s.packed.frame_bytes;
-    const std::string text = header.dump();
-    check(MPI_Send(text.data(), static_cast<int>(text.size()), MPI_CHAR, p.asker, p.tag, comm_), "MPI_Send");
-    if (!have) return;
-    Sending& sent = sending_.emplace_back(std::move(s));
-    for_each_piece(sent.packed.bytes.data(), sent.packed.bytes.size(), [&](std::byte* data, int n) {
-        check(MPI_Isend(data, n, MPI_BYTE, p.asker, p.tag, comm_, &sent.requests.emplace_back()), "MPI_Isend");
+    ++parts_packed_;
+    kept_parts_.keep(p.key, packed);
+    send(p.asker, p.tag, std::move(packed));
+}
+
+void TableExchange::send(int asker, int tag, std::shared_ptr<const PackedRange> packed) {
+    const std::string text = nlohmann::json{{"have", true}, {"frames", packed->frame_bytes}}.dump();
+    check(MPI_Send(text.data(), static_cast<int>(text.size()), MPI_CHAR, asker, tag, comm_), "MPI_Send");
+    Sending& sent = sending_.emplace_back(Sending{std::move(packed), {}});
+    for_each_piece(sent.packed->bytes.data(), sent.packed->bytes.size(), [&](const std::byte* piece_data, int n) {
+        check(MPI_Isend(piece_data, n, MPI_BYTE, asker, tag, comm_, &sent.requests.emplace_back()), "MPI_Isend");
     });
-    sent_ += sent.packed.bytes.size();
+    sent_ += sent.packed->bytes.size();
 }
 
 void TableExchange::finish() {

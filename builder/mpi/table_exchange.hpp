@@ -10,6 +10,8 @@
 // solving. Each part is packed on a thread of its own, whose parallel_for
 // shares the machine's TBB workers with the solving, so that neither the
 // main thread's heartbeats nor the asker wait for a material to be solved.
+// The parts packed are kept (PackedParts) for the next rank that asks for
+// the same part, which the holder then answers without packing it again.
 #pragma once
 
 #include <atomic>
@@ -22,6 +24,7 @@
 #include <mpi.h>
 
 #include "builder/packed_codes.hpp"
+#include "builder/packed_parts.hpp"
 #include "builder/solved_values.hpp"
 #include "builder/values_cache.hpp"
 
@@ -29,10 +32,12 @@ namespace dtb::mpi {
 
 class TableExchange {
 public:
-    // `comm` is this exchange's own copy of MPI_COMM_WORLD; `cache` the tables this rank holds.
-    // Parts of 2^26 positions, or of DTB_TEST_PART_POSITIONS (a multiple of
-    // 64) where the tests set it, to ask for tables in many parts.
-    TableExchange(MPI_Comm comm, ValuesCache& cache);
+    // `comm` is this exchange's own copy of MPI_COMM_WORLD; `cache` the
+    // tables this rank holds; `kept_parts_budget` the bytes of packed parts
+    // kept for the next asker. Parts of 2^26 positions, or of
+    // DTB_TEST_PART_POSITIONS (a multiple of 64) where the tests set it, to
+    // ask for tables in many parts.
+    TableExchange(MPI_Comm comm, ValuesCache& cache, std::uint64_t kept_parts_budget);
     TableExchange(const TableExchange&) = delete;
     TableExchange& operator=(const TableExchange&) = delete;
 
@@ -50,26 +55,34 @@ public:
     // Bytes of tables sent and received, packed.
     std::uint64_t bytes_sent() const noexcept { return sent_; }
     std::uint64_t bytes_received() const noexcept { return received_; }
+    // Parts this rank packed for askers, and parts it sent again from those kept.
+    std::uint64_t parts_packed() const noexcept { return parts_packed_; }
+    std::uint64_t parts_sent_again() const noexcept { return parts_sent_again_; }
 
 private:
     // A range being packed for rank `asker`, to answer on `tag`.
     struct Packing {
         int asker, tag;
+        PackedParts::Key key;
         std::future<PackedRange> packed;
     };
     // A range being sent: kept alive until its messages are delivered.
     struct Sending {
-        PackedRange packed;
+        std::shared_ptr<const PackedRange> packed;
         std::vector<MPI_Request> requests;
     };
 
     void answer(Packing& p);
+    // Sends `packed` to `asker` on `tag`: the frames' sizes, then their bytes.
+    void send(int asker, int tag, std::shared_ptr<const PackedRange> packed);
 
     MPI_Comm comm_;
     ValuesCache& cache_;
     std::uint64_t part_positions_;
     std::list<Packing> packing_;  // the main thread's only
     std::list<Sending> sending_;  // the main thread's only
+    PackedParts kept_parts_;      // the main thread's only
+    std::uint64_t parts_packed_ = 0, parts_sent_again_ = 0;
     std::atomic<int> next_tag_{0};
     std::atomic<std::uint64_t> sent_{0}, received_{0};
 };

@@ -60,12 +60,17 @@ mpi_run(3 0 build --variant brazilian --pieces 4 --dir ${dir} --team-positions 3
 same_tables(brazilian ${work}/ref1 ${dir})
 
 # Tables asked of the ranks that keep them in parts of 4,096 positions
-# (2^26 in a real build): many parts, packed, asked two ahead; the same
-# tables still.
+# (2^26 in a real build): many parts, packed, asked two ahead, a part asked
+# again sent from those its holder kept packed; the same tables still.
 set(ENV{DTB_TEST_PART_POSITIONS} 4096)
 set(dir ${work}/small-parts)
 mpi_run(3 0 build --variant brazilian --pieces 4 --dir ${dir} --team-positions 30000)
 same_tables(brazilian ${work}/ref1 ${dir})
+foreach(r 0 1 2)
+  if(NOT out MATCHES "rank ${r} [^\n]*; table parts packed [0-9]+, sent again [0-9]+; peak memory")
+    message(FATAL_ERROR "expected rank ${r}'s table parts packed and sent again in: ${out}")
+  endif()
+endforeach()
 unset(ENV{DTB_TEST_PART_POSITIONS})
 
 # With the rule tables (--rules): the same .rul files as one process makes.

@@ -1,0 +1,58 @@
+// The packed parts of tables a rank keeps for the next asker
+// (builder/packed_parts.hpp): found by material and range, the least
+// recently used dropped first, never more than the budget.
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "builder/packed_parts.hpp"
+
+namespace dtb {
+namespace {
+
+// A part of `bytes` bytes in one frame: it counts the bytes and the frame's size word.
+std::shared_ptr<const PackedRange> part(std::size_t bytes) {
+    auto p = std::make_shared<PackedRange>();
+    p->frame_bytes = {bytes};
+    p->bytes.resize(bytes);
+    return p;
+}
+
+TEST(PackedParts, FoundByMaterialAndRange) {
+    PackedParts parts(1000);
+    const Material kk = Material::parse("KKvK");
+    const auto a = part(100);
+    parts.keep({kk, 0, 64}, a);
+    EXPECT_EQ(parts.find({kk, 0, 64}), a);
+    EXPECT_EQ(parts.find({kk, 64, 64}), nullptr);                       // another range
+    EXPECT_EQ(parts.find({kk, 0, 128}), nullptr);                       // another count
+    EXPECT_EQ(parts.find({Material::parse("KKvM"), 0, 64}), nullptr);  // another material
+    parts.keep({kk, 0, 64}, part(100));                                 // kept once
+    EXPECT_EQ(parts.find({kk, 0, 64}), a);
+    EXPECT_EQ(parts.bytes(), 108u);
+}
+
+// Budget 350: parts of 108 bytes each (100 and a size word), three fit.
+// After A, B, C and a look at A, D drops B, the least recently used.
+TEST(PackedParts, LeastRecentlyUsedDroppedFirst) {
+    PackedParts parts(350);
+    const Material m = Material::parse("KMvK");
+    parts.keep({m, 0, 64}, part(100));    // A
+    parts.keep({m, 64, 64}, part(100));   // B
+    parts.keep({m, 128, 64}, part(100));  // C
+    EXPECT_EQ(parts.bytes(), 324u);
+    EXPECT_NE(parts.find({m, 0, 64}), nullptr);
+    parts.keep({m, 192, 64}, part(100));  // D
+    EXPECT_EQ(parts.bytes(), 324u);
+    EXPECT_NE(parts.find({m, 0, 64}), nullptr);
+    EXPECT_EQ(parts.find({m, 64, 64}), nullptr);
+    EXPECT_NE(parts.find({m, 128, 64}), nullptr);
+    EXPECT_NE(parts.find({m, 192, 64}), nullptr);
+    // Larger than the whole budget: not kept, and nothing dropped for it.
+    parts.keep({m, 256, 64}, part(400));
+    EXPECT_EQ(parts.find({m, 256, 64}), nullptr);
+    EXPECT_EQ(parts.bytes(), 324u);
+}
+
+}  // namespace
+}  // namespace dtb
