@@ -60,6 +60,13 @@ bool TableExchange::serve() {
             send(asker, tag, std::move(kept));
             continue;
         }
+        // Being packed for another asker (the ranks a finished table lets
+        // start ask for it at once): this one waits for the same packing.
+        const auto same = std::find_if(packing_.begin(), packing_.end(), [&](const Packing& p) { return p.key == key; });
+        if (same != packing_.end()) {
+            same->askers.emplace_back(asker, tag);
+            continue;
+        }
         std::shared_ptr<const SolvedValues> values = cache_.find(key.material);
         if (values && (count == 0 || !values->holds(first) || !values->holds(first + count - 1))) values = nullptr;
         if (!values) {
@@ -67,7 +74,7 @@ bool TableExchange::serve() {
             check(MPI_Send(answer.data(), static_cast<int>(answer.size()), MPI_CHAR, asker, tag, comm_), "MPI_Send");
             continue;
         }
-        packing_.push_back({asker, tag, key, std::async(std::launch::async, [values = std::move(values), first, count] {
+        packing_.push_back({{{asker, tag}}, key, std::async(std::launch::async, [values = std::move(values), first, count] {
                                 return pack_range(*values, first, count);
                             })});
     }
@@ -89,20 +96,22 @@ bool TableExchange::serve() {
     return acted;
 }
 
-// The answer to a request whose range is packed, which is kept for the next
-// asker; or that it is not had, if the packing failed (out of memory).
+// The answer to the askers of a range now packed, which is kept for the
+// next asker; or that it is not had, if the packing failed (out of memory).
 void TableExchange::answer(Packing& p) {
     std::shared_ptr<const PackedRange> packed;
     try {
         packed = std::make_shared<const PackedRange>(p.packed.get());
     } catch (const std::exception&) {
-        const std::string text = nlohmann::json{{"have", false}}.dump();  // the asker reads the table back from its file
-        check(MPI_Send(text.data(), static_cast<int>(text.size()), MPI_CHAR, p.asker, p.tag, comm_), "MPI_Send");
+        const std::string text = nlohmann::json{{"have", false}}.dump();  // the askers read the table back from its file
+        for (const auto& [asker, tag] : p.askers)
+            check(MPI_Send(text.data(), static_cast<int>(text.size()), MPI_CHAR, asker, tag, comm_), "MPI_Send");
         return;
     }
     ++parts_packed_;
+    parts_sent_again_ += p.askers.size() - 1;
     kept_parts_.keep(p.key, packed);
-    send(p.asker, p.tag, std::move(packed));
+    for (const auto& [asker, tag] : p.askers) send(asker, tag, packed);
 }
 
 void TableExchange::send(int asker, int tag, std::shared_ptr<const PackedRange> packed) {

@@ -19,6 +19,7 @@
 #include <future>
 #include <list>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include <mpi.h>
@@ -55,14 +56,15 @@ public:
     // Bytes of tables sent and received, packed.
     std::uint64_t bytes_sent() const noexcept { return sent_; }
     std::uint64_t bytes_received() const noexcept { return received_; }
-    // Parts this rank packed for askers, and parts it sent again from those kept.
+    // Parts this rank packed for askers, and parts it sent to further askers
+    // without packing them again (kept, or being packed when asked for).
     std::uint64_t parts_packed() const noexcept { return parts_packed_; }
     std::uint64_t parts_sent_again() const noexcept { return parts_sent_again_; }
 
 private:
-    // A range being packed for rank `asker`, to answer on `tag`.
+    // A range being packed, for the ranks that asked for it, each to be answered on its tag.
     struct Packing {
-        int asker, tag;
+        std::vector<std::pair<int, int>> askers;  // rank, tag
         PackedParts::Key key;
         std::future<PackedRange> packed;
     };
