@@ -27,12 +27,6 @@ std::span<Code> frame_of(std::span<Code> codes, std::size_t f) {
     return codes.subspan(first, std::min(codes.size() - first, std::size_t{1} << PackedCodes::frame_shift));
 }
 
-// `codes` and then `words` as one zstd frame, the codes as byte planes: all
-// their low bytes, then all their high bytes. The high bytes are nearly
-// constant and the low ones run, so zstd finds more and longer matches: on
-// Canadian 5-piece tables 6.5% of the codes' bytes against 8.8% for the
-// codes as they lie, packed faster and unpacked 2.5 times as fast
-// (bench/transfer_study).
 // The planes of a frame being packed or unpacked: one buffer a thread, kept
 // from frame to frame, so that no frame pays for 2 MiB of new zeroed memory.
 std::vector<std::byte>& frame_scratch(std::size_t bytes) {
@@ -41,6 +35,12 @@ std::vector<std::byte>& frame_scratch(std::size_t bytes) {
     return scratch;
 }
 
+// `codes` and then `words` as one zstd frame, the codes as byte planes: all
+// their low bytes, then all their high bytes. The high bytes are nearly
+// constant and the low ones run, so zstd finds more and longer matches: on
+// Canadian 5-piece tables 6.5% of the codes' bytes against 8.8% for the
+// codes as they lie, packed faster and unpacked 2.5 times as fast
+// (bench/transfer_study).
 std::vector<std::byte> pack_frame(std::span<const std::uint16_t> codes, std::span<const std::uint64_t> words) {
     const std::size_t n = codes.size();
     const std::span<std::byte> raw(frame_scratch(2 * n + 8 * words.size()).data(), 2 * n + 8 * words.size());
@@ -54,12 +54,14 @@ std::vector<std::byte> pack_frame(std::span<const std::uint16_t> codes, std::spa
 
 // A frame of pack_frame() back into `codes` and `words` (of its sizes): an
 // empty string, or what is wrong with it.
-std::string unpack_frame(std::span<const std::byte> frame, std::span<std::uint16_t> codes, std::span<std::uint64_t> words) {
+std::string unpack_frame(std::span<const std::byte> frame, std::span<std::uint16_t> codes,
+                         std::span<std::uint64_t> words) {
     const std::size_t n = codes.size();
     const std::span<std::byte> raw(frame_scratch(2 * n + 8 * words.size()).data(), 2 * n + 8 * words.size());
     if (std::string wrong = zstd_decompress(frame, raw); !wrong.empty()) return wrong;
     for (std::size_t i = 0; i < n; ++i)
-        codes[i] = static_cast<std::uint16_t>(std::to_integer<unsigned>(raw[i]) | std::to_integer<unsigned>(raw[n + i]) << 8);
+        codes[i] =
+            static_cast<std::uint16_t>(std::to_integer<unsigned>(raw[i]) | std::to_integer<unsigned>(raw[n + i]) << 8);
     if (!words.empty()) std::memcpy(words.data(), raw.data() + 2 * n, 8 * words.size());
     return {};
 }
@@ -79,7 +81,8 @@ PackedRange pack_range(const SolvedValues& values, std::uint64_t first, std::uin
     tbb::parallel_for(std::size_t{0}, frames.size(), [&](std::size_t f) {
         const std::uint64_t at = first - values.first + (std::uint64_t{f} << PackedCodes::frame_shift);
         const std::size_t n = frame_positions(count, f);
-        frames[f] = pack_frame(std::span(values.codes).subspan(at, n), std::span(values.capture).subspan(at / 64, (n + 63) / 64));
+        frames[f] = pack_frame(std::span(values.codes).subspan(at, n),
+                               std::span(values.capture).subspan(at / 64, (n + 63) / 64));
     });
     PackedRange packed;
     std::uint64_t total = 0;
@@ -112,8 +115,9 @@ void unpack_range(std::span<const std::byte> bytes, std::span<const std::uint64_
     tbb::parallel_for(std::size_t{0}, frame_bytes.size(), [&](std::size_t f) {
         const std::uint64_t at = first - into.first + (std::uint64_t{f} << PackedCodes::frame_shift);
         const std::size_t n = frame_positions(count, f);
-        if (const std::string wrong = unpack_frame(bytes.subspan(offsets[f], frame_bytes[f]), std::span(into.codes).subspan(at, n),
-                                                   std::span(into.capture).subspan(at / 64, (n + 63) / 64));
+        if (const std::string wrong =
+                unpack_frame(bytes.subspan(offsets[f], frame_bytes[f]), std::span(into.codes).subspan(at, n),
+                             std::span(into.capture).subspan(at / 64, (n + 63) / 64));
             !wrong.empty())
             throw std::runtime_error(what + ": frame " + std::to_string(f) + " " + wrong);
     });

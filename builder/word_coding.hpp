@@ -58,7 +58,8 @@ public:
         const int r = static_cast<int>(first & 7);
         std::uint64_t z = first >> 3 & 0xF;
         for (int shift = 4, more = first & 0x80; more; shift += 7) {
-            if (shift > 63) throw std::runtime_error("a team message of position words spells a word of more than 64 bits");
+            if (shift > 63)
+                throw std::runtime_error("a team message of position words spells a word of more than 64 bits");
             if (at >= in.size()) throw std::runtime_error("a team message of position words ends inside a word");
             const auto b = std::to_integer<unsigned>(in[at++]);
             if (shift > 57 && (b & 0x7F) >> (64 - shift) != 0)  // the tenth byte holds 4 bits only

@@ -31,7 +31,8 @@ constexpr std::uint64_t default_part_positions = std::uint64_t{1} << 26;
 // The pieces of `bytes` bytes at `data`: calls f(pointer, count) for each.
 template <class Byte, class F>
 void for_each_piece(Byte* data, std::size_t bytes, F&& f) {
-    for (std::size_t done = 0; done < bytes; done += piece) f(data + done, static_cast<int>(std::min(piece, bytes - done)));
+    for (std::size_t done = 0; done < bytes; done += piece)
+        f(data + done, static_cast<int>(std::min(piece, bytes - done)));
 }
 
 }  // namespace
@@ -62,7 +63,8 @@ bool TableExchange::serve() {
         }
         // Being packed for another asker (the ranks a finished table lets
         // start ask for it at once): this one waits for the same packing.
-        const auto same = std::find_if(packing_.begin(), packing_.end(), [&](const Packing& p) { return p.key == key; });
+        const auto same =
+            std::find_if(packing_.begin(), packing_.end(), [&](const Packing& p) { return p.key == key; });
         if (same != packing_.end()) {
             same->askers.emplace_back(asker, tag);
             continue;
@@ -74,9 +76,10 @@ bool TableExchange::serve() {
             check(MPI_Send(answer.data(), static_cast<int>(answer.size()), MPI_CHAR, asker, tag, comm_), "MPI_Send");
             continue;
         }
-        packing_.push_back({{{asker, tag}}, key, std::async(std::launch::async, [values = std::move(values), first, count] {
-                                return pack_range(*values, first, count);
-                            })});
+        auto packed = std::async(std::launch::async, [values = std::move(values), first, count] {
+            return pack_range(*values, first, count);
+        });
+        packing_.push_back({{{asker, tag}}, key, std::move(packed)});
     }
     for (auto it = packing_.begin(); it != packing_.end();) {
         if (it->packed.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
@@ -103,7 +106,8 @@ void TableExchange::answer(Packing& p) {
     try {
         packed = std::make_shared<const PackedRange>(p.packed.get());
     } catch (const std::exception&) {
-        const std::string text = nlohmann::json{{"have", false}}.dump();  // the askers read the table back from its file
+        // The askers read the table back from its file.
+        const std::string text = nlohmann::json{{"have", false}}.dump();
         for (const auto& [asker, tag] : p.askers)
             check(MPI_Send(text.data(), static_cast<int>(text.size()), MPI_CHAR, asker, tag, comm_), "MPI_Send");
         return;
@@ -171,8 +175,8 @@ bool TableExchange::fetch(int holder, std::uint64_t first, std::uint64_t count, 
         if (!have) continue;
         if (asked < parts) ask();
         const std::uint64_t at = first + i * part_positions_;
-        unpack_range(std::span<const std::byte>(bytes.get(), total), frame_bytes, into, at, std::min(part_positions_, first + count - at),
-                     "rank " + std::to_string(holder));
+        unpack_range(std::span<const std::byte>(bytes.get(), total), frame_bytes, into, at,
+                     std::min(part_positions_, first + count - at), "rank " + std::to_string(holder));
     }
     return have;
 }
