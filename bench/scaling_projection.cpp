@@ -36,13 +36,15 @@
 // the tables it solved alone or held whole, and its range of those it solved
 // in a team, as dtb build does. The efficiency is one rank's work (the sum of
 // P c / (T e), nothing read back) over ranks x time; the idle time is also
-// given for the moments when no material was ready to start.
+// given for the moments when no material was ready to start. A table's parts
+// are packed once, when they first cross, and sent packed to later askers
+// (--packed-once, as dtb); --growing-teams 1 asks what if idle ranks joined
+// running teams between levels (dtb's teams keep their size).
 //
 //     scaling_projection --variant canadian --pieces 6 --ranks 1,16,64,256
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <queue>
 #include <string>
 #include <vector>
 
@@ -81,6 +83,8 @@ struct Model {
     double unpack_gbps = 0;               // GB of codes a thread unpacks a second
     std::uint64_t team_positions = std::uint64_t{1} << 24;
     int configurations_per_member = 8;
+    bool packed_once = true;     // a holder packs a table's part once, and sends it again to further askers
+    bool growing_teams = false;  // what if ranks with nothing to do joined running teams (dtb does not)
 };
 
 // Seconds a table of `bytes` (2.125 a position, as ranks hold it) takes to
@@ -88,13 +92,13 @@ struct Model {
 // positions: packed on the sender's threads, sent, unpacked on the
 // receiver's, the stages of different parts at once (a pipeline): the three
 // stages of one part, then the slowest stage for each further part.
-double crossing_seconds(const Model& m, double bytes) {
+double crossing_seconds(const Model& m, double bytes, bool packed = false) {
     const double part = 2.125 * (1 << 26);
     const double parts = std::max(1.0, std::ceil(bytes / part)), each = bytes / parts;
     const double threads = m.threads * m.thread_efficiency;
     const double send = each * (m.table_bytes / 2.125) / m.bandwidth;
     if (m.pack_gbps <= 0) return parts * send;
-    const double pack = each / (threads * m.pack_gbps * 1e9);
+    const double pack = packed ? 0 : each / (threads * m.pack_gbps * 1e9);
     const double unpack = m.unpack_gbps > 0 ? each / (threads * m.unpack_gbps * 1e9) : 0;
     return pack + send + unpack + (parts - 1) * std::max({pack, send, unpack});
 }
@@ -147,17 +151,19 @@ double alone_seconds(const Model& m, double positions) {
     return positions * m.ns_per_position * 1e-9 / (m.threads * m.thread_efficiency);
 }
 
-Duration solving(const Model& m, const Material& u, int k) {
+Duration solving(const Model& m, const Material& u, int k, std::size_t l0 = 0) {
     const double p = static_cast<double>(u.positions);
     Duration d;
     if (k == 1) {
-        d.work = alone_seconds(m, p);
+        double share = 0;
+        for (std::size_t l = l0; l < u.level_share.size(); ++l) share += u.level_share[l];
+        d.work = alone_seconds(m, p * share);
         return d;
     }
     // Measured on teams of 2, where half of what crosses pairs is elsewhere;
     // on k ranks (k - 1) / k of it is.
     const double remote = 2.0 * (k - 1) / k;
-    for (std::size_t l = 0; l < u.level_share.size(); ++l) {
+    for (std::size_t l = l0; l < u.level_share.size(); ++l) {
         const double share = u.level_share[l];
         const bool split = u.level_configurations[l] < static_cast<std::uint64_t>(m.configurations_per_member) * k;
         const bool men_only = u.material.men() == u.material.pieces();
@@ -224,6 +230,61 @@ struct Keeping {
     }
 };
 
+// A material running on a team, from its current stretch of levels on.
+struct Run {
+    double at;  // when it ends
+    int unit;
+    std::vector<int> team;    // the first `homes` hold its values; the others joined it later
+    int homes;
+    double levels_start;      // when the levels from level_from on start
+    std::size_t level_from;   // the first level of the stretch running now
+    double whole_tables;      // what the tables its members hold whole take to reach a member
+};
+
+// What if: the ranks with nothing to do, when nothing is ready to start,
+// join the running teams (the one that ends last first) at the end of the
+// level each team is in, after receiving the tables every member holds
+// whole; the levels left then take the time of the larger team. Only when
+// that ends the material sooner. dtb's teams keep their size (docs/scaling.md).
+void grow(const Model& m, const std::vector<Material>& units, dtb::Scheduler& s, double now, std::vector<Run>& runs,
+          Outcome& o) {
+    std::vector<int> free = s.idle_ranks();
+    std::vector<Run*> order;
+    for (Run& r : runs) order.push_back(&r);
+    std::sort(order.begin(), order.end(), [](const Run* a, const Run* b) { return a->at > b->at; });
+    for (Run* r : order) {
+        const int k = static_cast<int>(r->team.size());
+        const int add = std::min(static_cast<int>(free.size()), s.max_team_size(r->unit) - k);
+        const Material& u = units[r->unit];
+        if (k < 2 || add <= 0) continue;
+        // The level running now, and when it ends.
+        double boundary = r->levels_start;
+        std::size_t l = r->level_from;
+        for (; l < u.level_share.size(); ++l) {
+            boundary += solving(m, u, k, l).total() - solving(m, u, k, l + 1).total();
+            if (boundary > now) break;
+        }
+        if (l + 1 >= u.level_share.size()) continue;
+        const int k2 = k + add;
+        const Duration before = solving(m, u, k, l + 1), after = solving(m, u, k2, l + 1);
+        const double start = std::max(boundary, now + r->whole_tables), end = start + after.total();
+        if (end >= r->at) continue;
+        o.busy += k * (boundary - now) + k2 * after.total() + add * r->whole_tables - k * (r->at - now);
+        o.exchange += k2 * after.exchange - k * before.exchange;
+        o.rounds += k2 * after.rounds - k * before.rounds;
+        o.overhead += k2 * after.work - k * before.work;
+        o.tables += add * r->whole_tables;
+        for (int j = 0; j < add; ++j) {
+            s.join(r->unit, free.back());
+            r->team.push_back(free.back());
+            free.pop_back();
+        }
+        r->at = end;
+        r->levels_start = start;
+        r->level_from = l + 1;
+    }
+}
+
 Outcome simulate(const Model& m, const std::vector<Material>& units, int ranks) {
     std::vector<dtb::Scheduler::Unit> su;
     std::vector<double> sizes;
@@ -240,44 +301,45 @@ Outcome simulate(const Model& m, const std::vector<Material>& units, int ranks) 
         for (std::size_t x = 0; x < units.size(); ++x) held[r][x] = held[r][x] && keeping.kept[r].has(static_cast<int>(x));
         held[r][t] = whole && keeping.kept[r].has(t);
     };
-    struct Event {
-        double at;
-        int unit;
-        std::vector<int> team;
-        bool operator<(const Event& o) const { return at > o.at; }
-    };
-    std::priority_queue<Event> events;
+    std::vector<Run> runs;
+    std::vector<bool> packed(units.size(), false);
     Outcome o;
     double now = 0;
     std::vector<int> state(units.size(), 0);  // waiting, running, done
-    int busy_ranks = 0;
     while (!s.all_finished()) {
         for (const auto& a : s.assign()) {
             const int k = static_cast<int>(a.team.size());
             const Material& u = units[a.unit];
             Duration d = solving(m, u, k);
             bool shared = false;
+            double whole_tables = 0;
             for (int t : u.reads) {
                 const double read_back = alone_seconds(m, static_cast<double>(units[t].positions) * m.read_fraction);
                 const bool elsewhere = keeping.anywhere(t, held);
                 const double p_t = static_cast<double>(units[t].positions);
+                // A table crosses from the ranks that keep it, which packed
+                // its parts when it first crossed (parts between multiples
+                // of 2^26, whatever the range) and kept them (PackedParts).
+                const bool packed_before = m.packed_once && packed[t];
+                if (elsewhere) packed[t] = true;
                 if (sizes[t] > m.memory_bytes / 4 ||
                     (k > 1 && k * p_t > m.held_ratio * static_cast<double>(u.positions))) {
                     // Shared out: each member takes its range, and asks for values in it.
-                    d.tables += elsewhere ? crossing_seconds(m, sizes[t] / k) : read_back / k;
+                    d.tables += elsewhere ? crossing_seconds(m, sizes[t] / k, packed_before) : read_back / k;
                     shared = true;
                     continue;
                 }
                 // Held whole by every member: one member has it and sends it
                 // (a broadcast), or fetches it first, or the team reads it
                 // back together and all-gathers it.
+                whole_tables += crossing_seconds(m, sizes[t]);
                 bool in_team = false, lacking = false;
                 for (int r : a.team) {
                     in_team |= held[r][t];
                     lacking |= !held[r][t];
                 }
                 if (lacking && k > 1) d.tables += crossing_seconds(m, sizes[t]);
-                if (!in_team) d.tables += elsewhere ? crossing_seconds(m, sizes[t]) : read_back / k;
+                if (!in_team) d.tables += elsewhere ? crossing_seconds(m, sizes[t], packed_before) : read_back / k;
                 for (int r : a.team) keep(r, t, sizes[t], true);
             }
             if (shared && k > 1)
@@ -289,24 +351,28 @@ Outcome simulate(const Model& m, const std::vector<Material>& units, int ranks) 
             o.overhead += d.work * k - solving(m, u, 1).work;
             if (k > 1) ++o.teams;
             o.largest_team = std::max(o.largest_team, k);
-            events.push({now + d.total(), a.unit, a.team});
+            runs.push_back({now + d.total(), a.unit, a.team, k, now + d.tables, 0, whole_tables});
             state[a.unit] = 1;
-            busy_ranks += k;
         }
-        if (events.empty()) throw std::logic_error("the simulated build is stuck");
-        const Event e = events.top();
-        events.pop();
+        if (m.growing_teams && !s.any_ready()) grow(m, units, s, now, runs, o);
+        if (runs.empty()) throw std::logic_error("the simulated build is stuck");
+        const auto first = std::min_element(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.at < b.at; });
+        const Run e = *first;
+        runs.erase(first);
         bool ready = false;
         for (std::size_t x = 0; x < units.size() && !ready; ++x)
             ready = state[x] == 0 && std::all_of(units[x].waits_for.begin(), units[x].waits_for.end(),
                                                  [&](int w) { return state[w] == 2; });
-        if (!ready) o.idle_none_ready += (ranks - busy_ranks) * (e.at - now);
+        if (!ready) {
+            std::size_t busy_ranks = e.team.size();
+            for (const Run& r : runs) busy_ranks += r.team.size();
+            o.idle_none_ready += (ranks - static_cast<double>(busy_ranks)) * (e.at - now);
+        }
         now = e.at;
         state[e.unit] = 2;
-        busy_ranks -= static_cast<int>(e.team.size());
-        keeping.solved_by[e.unit] = e.team;
-        const int k = static_cast<int>(e.team.size());
-        for (int r : e.team) keep(r, e.unit, sizes[e.unit] / k, k == 1);
+        const std::vector<int> homes(e.team.begin(), e.team.begin() + e.homes);
+        keeping.solved_by[e.unit] = homes;
+        for (int r : homes) keep(r, e.unit, sizes[e.unit] / e.homes, e.homes == 1);
         for (int r : e.team) s.released(e.unit, r);
         s.finished(e.unit);
     }
@@ -352,6 +418,9 @@ int main(int argc, char** argv) {
     app.add_option("--table-bytes", m.table_bytes, "bytes a position of a table sent to a rank (measured)");
     app.add_option("--pack-gbps", m.pack_gbps, "GB of a table's codes a thread packs a second (measured; 0: raw)");
     app.add_option("--unpack-gbps", m.unpack_gbps, "GB a thread unpacks a second (measured)");
+    app.add_option("--packed-once", m.packed_once, "a holder packs a table's part once for all askers (as dtb)");
+    app.add_option("--growing-teams", m.growing_teams,
+                   "what if idle ranks joined running teams at their next level (dtb does not)");
     CLI11_PARSE(app, argc, argv);
     m.memory_bytes = memory_gib * (1 << 30);
 

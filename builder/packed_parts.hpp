@@ -9,6 +9,7 @@
 // rank's memory. Used by one thread (the rank's main thread).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <list>
 #include <memory>
@@ -18,6 +19,24 @@
 #include "probe/material.hpp"
 
 namespace dtb {
+
+// The parts a range [first, first + count) of a table is asked for in, each
+// of at most `part` positions: cut at the multiples of `part`, wherever the
+// range starts, so that ranges that overlap (asked by the members of teams
+// of other sizes, each for its own range) ask for the same parts, which
+// the holder then packs once. first and part multiples of 64.
+struct RangeParts {
+    std::uint64_t first, count, part;
+
+    std::uint64_t size() const noexcept {
+        return count == 0 ? 0 : (first + count - 1) / part - first / part + 1;
+    }
+    // Part i: its first position and its count.
+    std::pair<std::uint64_t, std::uint64_t> operator[](std::uint64_t i) const noexcept {
+        const std::uint64_t at = std::max(first, (first / part + i) * part);
+        return {at, std::min(first + count, (at / part + 1) * part) - at};
+    }
+};
 
 class PackedParts {
 public:

@@ -46,6 +46,21 @@ public:
     // `unit` is finished: its tables are written (reported by the team's first rank).
     void finished(int unit);
 
+    // For the projection's what-if of teams that grow (bench/scaling_projection):
+    // the ranks running nothing, whether a unit is ready to start, and a
+    // rank joining the running team of `unit`.
+    std::vector<int> idle_ranks() const {
+        std::vector<int> out;
+        for (int r = 0; r < static_cast<int>(in_team_.size()); ++r)
+            if (idle(r)) out.push_back(r);
+        return out;
+    }
+    bool any_ready() const noexcept { return !ready_.empty(); }
+    void join(int unit, int rank) {
+        in_team_[rank] = true;
+        ++team_size_[unit];
+    }
+
     bool all_finished() const noexcept { return finished_ == static_cast<int>(units_.size()); }
     // Whether nothing runs, nothing is ready and units are left: the plan
     // cannot finish (a bug).

@@ -138,12 +138,13 @@ void TableExchange::finish() {
 bool TableExchange::fetch(int holder, std::uint64_t first, std::uint64_t count, SolvedValues& into) {
     // Asked in parts, two ahead, so that the holder packs the next parts
     // while this rank receives and unpacks the one before.
-    const std::uint64_t parts = (count + part_positions_ - 1) / part_positions_;
+    const RangeParts part{first, count, part_positions_};
+    const std::uint64_t parts = part.size();
     std::deque<int> tags;  // of the parts asked and not yet answered
     std::uint64_t asked = 0;
     const auto ask = [&] {
         const int tag = first_answer_tag + next_tag_++ % answer_tags;
-        const std::uint64_t at = first + asked * part_positions_, n = std::min(part_positions_, first + count - at);
+        const auto [at, n] = part[asked];
         const std::string request =
             nlohmann::json{{"material", into.material.name()}, {"first", at}, {"count", n}, {"tag", tag}}.dump();
         check(MPI_Send(request.data(), static_cast<int>(request.size()), MPI_CHAR, holder, request_tag, comm_),
@@ -174,9 +175,9 @@ bool TableExchange::fetch(int holder, std::uint64_t first, std::uint64_t count, 
         received_ += total;
         if (!have) continue;
         if (asked < parts) ask();
-        const std::uint64_t at = first + i * part_positions_;
-        unpack_range(std::span<const std::byte>(bytes.get(), total), frame_bytes, into, at,
-                     std::min(part_positions_, first + count - at), "rank " + std::to_string(holder));
+        const auto [at, n] = part[i];
+        unpack_range(std::span<const std::byte>(bytes.get(), total), frame_bytes, into, at, n,
+                     "rank " + std::to_string(holder));
     }
     return have;
 }

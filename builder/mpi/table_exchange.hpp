@@ -4,7 +4,8 @@
 // it instead of reading it back from its file, which costs a solve of its
 // capture positions again. The range crosses packed (pack_range(), about a
 // tenth of the two bytes and a bit a position), asked for in parts of 2^26
-// positions, two ahead, so that the holder packs a part while the one
+// positions (between multiples of 2^26, so that ranges that overlap share
+// their parts), two ahead, so that the holder packs a part while the one
 // before crosses and the asker unpacks the one before that. The holder's
 // main thread answers between its other messages while its threads go on
 // solving. Each part is packed on a thread of its own, whose parallel_for

@@ -1,9 +1,12 @@
 // The packed parts of tables a rank keeps for the next asker
 // (builder/packed_parts.hpp): found by material and range, the least
-// recently used dropped first, never more than the budget.
+// recently used dropped first, never more than the budget; and the parts a
+// range is asked in.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <memory>
+#include <utility>
 
 #include "builder/packed_parts.hpp"
 
@@ -52,6 +55,27 @@ TEST(PackedParts, LeastRecentlyUsedDroppedFirst) {
     parts.keep({m, 256, 64}, part(400));
     EXPECT_EQ(parts.find({m, 256, 64}), nullptr);
     EXPECT_EQ(parts.bytes(), 324u);
+}
+
+using Part = std::pair<std::uint64_t, std::uint64_t>;  // first position, count
+
+// Parts of 4,096 positions: a range from 64,000 to 74,000 is cut at 65,536,
+// 69,632 and 73,728, the multiples of 4,096 inside it; a range inside one
+// part is one part; an empty range none.
+TEST(RangeParts, CutAtMultiplesOfThePart) {
+    const RangeParts r{64000, 10000, 4096};
+    ASSERT_EQ(r.size(), 4u);
+    EXPECT_EQ(r[0], Part(64000, 1536));
+    EXPECT_EQ(r[1], Part(65536, 4096));
+    EXPECT_EQ(r[2], Part(69632, 4096));
+    EXPECT_EQ(r[3], Part(73728, 272));
+    const RangeParts whole{0, 8192, 4096};
+    ASSERT_EQ(whole.size(), 2u);
+    EXPECT_EQ(whole[1], Part(4096, 4096));
+    const RangeParts inside{4160, 64, 4096};
+    ASSERT_EQ(inside.size(), 1u);
+    EXPECT_EQ(inside[0], Part(4160, 64));
+    EXPECT_EQ((RangeParts{4096, 0, 4096}).size(), 0u);
 }
 
 }  // namespace
