@@ -390,8 +390,12 @@ private:
 
     // Sends the codes and capture marks of the member's positions of a level
     // to the members whose ranges hold them, and takes in those it holds.
-    // A record: global start, count, the codes, the capture marks (one byte
-    // per 8 positions), zero bytes up to a multiple of 8.
+    // A record: its global start and its count as position words
+    // (WordCoding, one coder each for starts and counts to each member, a
+    // round at a time: a byte or two each where records follow one another),
+    // the codes, the capture marks (one byte per 8 positions). A pair of men
+    // only is a record of one position a half, so a fixed header of 16 bytes
+    // would be most of what its results cost.
     void send_home(const std::vector<Portion>& portions, const SolvedValues& work) {
         const int members = team_.size();
         const Ranges& homes = tables_.homes();
@@ -412,6 +416,7 @@ private:
         for (std::uint64_t r = 0; r < rounds; ++r) {
             const std::size_t i0 = r + 1 < round_start.size() ? round_start[r] : pieces.size();
             const std::size_t i1 = r + 1 < round_start.size() ? round_start[r + 1] : pieces.size();
+            std::vector<WordCoding> starts(members), counts(members);
             for (std::size_t i = i0; i < i1; ++i) {
                 const Portion& portion = portions[pieces[i].portion];
                 const Layout layout = layout_in_work(portion);
@@ -426,16 +431,15 @@ private:
                         {pieces[i].last, half_end, l + (homes.first(home + 1) - g)});
                     const auto count = static_cast<std::uint32_t>(end - l);
                     std::vector<std::byte>& o = mail.to(home);
+                    starts[home].write(g, o);
+                    counts[home].write(count, o);
                     const std::size_t at = o.size();
-                    const std::size_t marks = (count + 7) / 8;
-                    o.resize(at + (16 + 2 * std::size_t{count} + marks + 7) / 8 * 8, std::byte{0});
+                    o.resize(at + 2 * std::size_t{count} + (count + 7) / 8, std::byte{0});
                     std::byte* rec = o.data() + at;
-                    store_u64(rec, g);
-                    store_u64(rec + 8, count);
-                    std::memcpy(rec + 16, work.codes.data() + (layout.storage(l) - work.first), 2 * std::size_t{count});
+                    std::memcpy(rec, work.codes.data() + (layout.storage(l) - work.first), 2 * std::size_t{count});
                     for (std::uint32_t x = 0; x < count; ++x)
                         if (work.has_capture(layout.storage(l + x)))
-                            rec[16 + 2 * count + x / 8] |= static_cast<std::byte>(1 << (x % 8));
+                            rec[2 * count + x / 8] |= static_cast<std::byte>(1 << (x % 8));
                     l += count;
                 }
             }
@@ -443,15 +447,18 @@ private:
             SolvedValues& home = tables_.home();
             for (int j = 0; j < members; ++j) {
                 const std::span<const std::byte> in = mail.from(j);
+                WordCoding from_starts, from_counts;
                 for (std::size_t at = 0; at < in.size();) {
+                    const std::uint64_t g = from_starts.read(in, at), count = from_counts.read(in, at);
+                    if (count == 0 || count > (in.size() - at) / 2 || in.size() - at < 2 * count + (count + 7) / 8 ||
+                        !home.holds(g) || !home.holds(g + count - 1))
+                        throw std::logic_error("a team member sent results cut short, or of positions this member "
+                                               "does not hold");
                     const std::byte* rec = in.data() + at;
-                    const std::uint64_t g = load_u64(rec), count = load_u64(rec + 8);
-                    if (!home.holds(g) || !home.holds(g + count - 1))
-                        throw std::logic_error("a team member sent positions this member does not hold");
-                    std::memcpy(&home.code(g), rec + 16, 2 * count);
+                    std::memcpy(&home.code(g), rec, 2 * count);
                     for (std::uint64_t x = 0; x < count; ++x)
-                        if (std::to_integer<int>(rec[16 + 2 * count + x / 8]) >> (x % 8) & 1) home.mark_capture(g + x);
-                    at += (16 + 2 * count + (count + 7) / 8 + 7) / 8 * 8;
+                        if (std::to_integer<int>(rec[2 * count + x / 8]) >> (x % 8) & 1) home.mark_capture(g + x);
+                    at += 2 * count + (count + 7) / 8;
                 }
             }
         }
