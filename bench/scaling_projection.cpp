@@ -9,6 +9,7 @@
 //   alone:    P c / (T e)
 //   a team:   P c f(k) / (k T e)                   the work, f the team's extra processor time
 //           + P b(k) / (k B)                       the bytes each member exchanges
+//             (f and b more when a table it reads is shared out: --shared-overhead, --shared-bytes)
 //           + rounds x latency(k)                  the team's collective rounds, level by level
 //   and for each table it reads, X(P') the time its P' positions take to cross:
 //     held whole by every member (it fits a quarter of a rank's memory):
@@ -78,6 +79,7 @@ struct Model {
     int distances = 150;                  // rounds of updates of a split level
     double held_ratio = 4;                // a team of k holds a table whole only if k P' <= this x P (dtb's)
     double shared_bytes = 1.45;           // bytes a position more when what it reads is shared out (measured)
+    double shared_overhead = 1;           // f more by this less 1, the same (lookups into them are questions)
     double table_bytes = 2.125;           // bytes a position of a table sent to a rank (packed: measured)
     double pack_gbps = 0;                 // GB of codes a thread packs a second (0: tables cross raw)
     double unpack_gbps = 0;               // GB of codes a thread unpacks a second
@@ -151,7 +153,9 @@ double alone_seconds(const Model& m, double positions) {
     return positions * m.ns_per_position * 1e-9 / (m.threads * m.thread_efficiency);
 }
 
-Duration solving(const Model& m, const Material& u, int k, std::size_t l0 = 0) {
+// `shared`: some table u reads is shared out among the team, so lookups
+// into it are questions to its members.
+Duration solving(const Model& m, const Material& u, int k, std::size_t l0 = 0, bool shared = false) {
     const double p = static_cast<double>(u.positions);
     Duration d;
     if (k == 1) {
@@ -169,8 +173,9 @@ Duration solving(const Model& m, const Material& u, int k, std::size_t l0 = 0) {
         const bool men_only = u.material.men() == u.material.pieces();
         const double f2 = split ? m.split_overhead : men_only ? m.men_overhead : m.whole_overhead;
         const double b2 = split ? m.split_bytes : men_only ? m.men_bytes : m.whole_bytes;
-        d.work += alone_seconds(m, p * share) * (1 + (f2 - 1) * remote) / k;
-        d.exchange += p * share * b2 * remote / k / m.bandwidth;
+        const double f = f2 + (shared ? m.shared_overhead - 1 : 0), b = b2 + (shared ? m.shared_bytes : 0);
+        d.work += alone_seconds(m, p * share) * (1 + (f - 1) * remote) / k;
+        d.exchange += p * share * b * remote / k / m.bandwidth;
         const double per_member = p * share / k;
         double rounds = 2 * (3 + std::ceil(per_member / (1 << 20)));  // lookups and results: an all-reduce, exchanges
         if (split) rounds += 3.0 * m.distances;
@@ -236,6 +241,7 @@ struct Run {
     int unit;
     std::vector<int> team;    // the first `homes` hold its values; the others joined it later
     int homes;
+    bool shared;              // it reads tables shared out among the team
     double levels_start;      // when the levels from level_from on start
     std::size_t level_from;   // the first level of the stretch running now
     double whole_tables;      // what the tables its members hold whole take to reach a member
@@ -261,12 +267,12 @@ void grow(const Model& m, const std::vector<Material>& units, dtb::Scheduler& s,
         double boundary = r->levels_start;
         std::size_t l = r->level_from;
         for (; l < u.level_share.size(); ++l) {
-            boundary += solving(m, u, k, l).total() - solving(m, u, k, l + 1).total();
+            boundary += solving(m, u, k, l, r->shared).total() - solving(m, u, k, l + 1, r->shared).total();
             if (boundary > now) break;
         }
         if (l + 1 >= u.level_share.size()) continue;
         const int k2 = k + add;
-        const Duration before = solving(m, u, k, l + 1), after = solving(m, u, k2, l + 1);
+        const Duration before = solving(m, u, k, l + 1, r->shared), after = solving(m, u, k2, l + 1, r->shared);
         const double start = std::max(boundary, now + r->whole_tables), end = start + after.total();
         if (end >= r->at) continue;
         o.busy += k * (boundary - now) + k2 * after.total() + add * r->whole_tables - k * (r->at - now);
@@ -310,7 +316,7 @@ Outcome simulate(const Model& m, const std::vector<Material>& units, int ranks) 
         for (const auto& a : s.assign()) {
             const int k = static_cast<int>(a.team.size());
             const Material& u = units[a.unit];
-            Duration d = solving(m, u, k);
+            Duration d;
             bool shared = false;
             double whole_tables = 0;
             for (int t : u.reads) {
@@ -342,8 +348,9 @@ Outcome simulate(const Model& m, const std::vector<Material>& units, int ranks) 
                 if (!in_team) d.tables += elsewhere ? crossing_seconds(m, sizes[t], packed_before) : read_back / k;
                 for (int r : a.team) keep(r, t, sizes[t], true);
             }
-            if (shared && k > 1)
-                d.exchange += static_cast<double>(u.positions) * m.shared_bytes * 2.0 * (k - 1) / k / k / m.bandwidth;
+            const double tables = d.tables;
+            d = solving(m, u, k, 0, shared);
+            d.tables = tables;
             o.busy += d.total() * k;
             o.exchange += d.exchange * k;
             o.rounds += d.rounds * k;
@@ -351,7 +358,7 @@ Outcome simulate(const Model& m, const std::vector<Material>& units, int ranks) 
             o.overhead += d.work * k - solving(m, u, 1).work;
             if (k > 1) ++o.teams;
             o.largest_team = std::max(o.largest_team, k);
-            runs.push_back({now + d.total(), a.unit, a.team, k, now + d.tables, 0, whole_tables});
+            runs.push_back({now + d.total(), a.unit, a.team, k, shared, now + d.tables, 0, whole_tables});
             state[a.unit] = 1;
         }
         if (m.growing_teams && !s.any_ready()) grow(m, units, s, now, runs, o);
@@ -415,6 +422,8 @@ int main(int argc, char** argv) {
     app.add_option("--team-positions", m.team_positions, "as dtb build's");
     app.add_option("--held-ratio", m.held_ratio, "a team of k holds a table of P' positions whole if k P' <= this x P");
     app.add_option("--shared-bytes", m.shared_bytes, "bytes a position more when tables are shared out (measured)");
+    app.add_option("--shared-overhead", m.shared_overhead,
+                   "a team of 2's processor time more, over one rank's, when tables are shared out (measured)");
     app.add_option("--table-bytes", m.table_bytes, "bytes a position of a table sent to a rank (measured)");
     app.add_option("--pack-gbps", m.pack_gbps, "GB of a table's codes a thread packs a second (measured; 0: raw)");
     app.add_option("--unpack-gbps", m.unpack_gbps, "GB a thread unpacks a second (measured)");
