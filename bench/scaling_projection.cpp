@@ -363,7 +363,8 @@ Outcome simulate(const Model& m, const std::vector<Material>& units, int ranks) 
         }
         if (m.growing_teams && !s.any_ready()) grow(m, units, s, now, runs, o);
         if (runs.empty()) throw std::logic_error("the simulated build is stuck");
-        const auto first = std::min_element(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.at < b.at; });
+        const auto first =
+            std::min_element(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.at < b.at; });
         const Run e = *first;
         runs.erase(first);
         bool ready = false;
