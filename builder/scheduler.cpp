@@ -5,7 +5,7 @@
 
 namespace dtb {
 
-Scheduler::Scheduler(std::vector<Unit> units, std::vector<int> slots, std::uint64_t team_positions)
+Scheduler::Scheduler(std::vector<Unit> units, std::vector<int> slots, std::uint64_t team_positions, bool largest_teams)
     : units_(std::move(units)),
       dependents_(units_.size()),
       pending_(units_.size()),
@@ -15,7 +15,8 @@ Scheduler::Scheduler(std::vector<Unit> units, std::vector<int> slots, std::uint6
       solved_by_(units_.size(), -1),
       running_on_(slots.size(), 0),
       in_team_(slots.size(), false),
-      slots_(std::move(slots)) {
+      slots_(std::move(slots)),
+      largest_teams_(largest_teams) {
     const int n = static_cast<int>(units_.size());
     const int ranks = static_cast<int>(slots_.size());
     for (int& s : slots_) s = std::max(1, s);
@@ -58,7 +59,7 @@ std::vector<Scheduler::Assignment> Scheduler::assign() {
         // find nothing to do while it runs).
         const auto positions = static_cast<double>(units_[u].positions);
         const double share = std::max(ranks * positions / std::max(1.0, active), free * positions / std::max(1.0, ready));
-        team_size_[u] = std::clamp(static_cast<int>(share + 0.5), 1, max_team_[u]);
+        team_size_[u] = largest_teams_ ? max_team_[u] : std::clamp(static_cast<int>(share + 0.5), 1, max_team_[u]);
         if (team_size_[u] == 1) {
             // The rank that solved the most of what u reads, then the one with
             // the most free slots (the lowest number among equals).

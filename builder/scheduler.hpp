@@ -33,7 +33,11 @@ public:
         std::vector<int> team;  // ranks; the first writes the tables
     };
 
-    Scheduler(std::vector<Unit> units, std::vector<int> slots, std::uint64_t team_positions);
+    // `largest_teams`: every unit waits for its largest team, however much
+    // else is ready (a test hook, DTB_TEST_LARGEST_TEAMS: to measure what
+    // teams cost over a whole build).
+    Scheduler(std::vector<Unit> units, std::vector<int> slots, std::uint64_t team_positions,
+              bool largest_teams = false);
 
     // The most ranks a unit may have, and the ranks it was given (once assigned).
     int max_team_size(int unit) const noexcept { return max_team_[unit]; }
@@ -81,6 +85,7 @@ private:
     std::vector<int> running_on_;  // per rank: units of one rank running on it
     std::vector<bool> in_team_;    // per rank: working in a team
     std::vector<int> slots_;
+    bool largest_teams_;
     int finished_ = 0;
     int running_ = 0;
     double running_positions_ = 0;

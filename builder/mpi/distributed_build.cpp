@@ -276,7 +276,9 @@ private:
                 unit_material.push_back(p.material);
                 units.push_back(std::move(u));
             }
-            Scheduler scheduler(std::move(units), slots, o_.team_positions);
+            // DTB_TEST_LARGEST_TEAMS: every material on its largest team, to measure what teams cost.
+            const bool largest_teams = std::getenv("DTB_TEST_LARGEST_TEAMS") != nullptr;
+            Scheduler scheduler(std::move(units), slots, o_.team_positions, largest_teams);
             std::vector<Clock::time_point> started(unit_material.size());
             std::vector<std::vector<int>> team_of(unit_material.size());
             std::map<Material, int> solved_alone_by;            // which rank keeps which table it solved

@@ -18,6 +18,22 @@ TEST(Scheduler, LargestTeams) {
     EXPECT_EQ(s.max_team_size(3), 4);  // 1000 ranks' worth, four ranks
 }
 
+// The test hook of largest teams: the same two units on 8 ranks; unit 0
+// takes its 6 ranks, and unit 1, whose largest team is 2, finds 2 free.
+// With units of 600 and 700, unit 1 (largest team 7) waits for unit 0.
+TEST(Scheduler, LargestTeamsHook) {
+    Scheduler s({{600, {}}, {200, {}}}, {1, 1, 1, 1, 1, 1, 1, 1}, 100, true);
+    auto a = s.assign();
+    ASSERT_EQ(a.size(), 2u);
+    EXPECT_EQ(a[0].team.size(), 6u);
+    EXPECT_EQ(a[1].team.size(), 2u);
+    Scheduler t({{700, {}}, {600, {}}}, {1, 1, 1, 1, 1, 1, 1, 1}, 100, true);
+    a = t.assign();
+    ASSERT_EQ(a.size(), 1u);
+    EXPECT_EQ(a[0].unit, 0);
+    EXPECT_EQ(a[0].team.size(), 7u);
+}
+
 // Teams in proportion to the work: on 8 ranks, units of 600 and 200
 // positions ready together (largest teams 6 and 2) get 6 and 2 ranks; alone,
 // the unit of 600 would get its 6.
