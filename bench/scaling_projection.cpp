@@ -316,7 +316,7 @@ Outcome simulate(const Model& m, const std::vector<Material>& units, int ranks) 
         for (const auto& a : s.assign()) {
             const int k = static_cast<int>(a.team.size());
             const Material& u = units[a.unit];
-            Duration d;
+            double tables = 0;  // what the tables it reads take to reach the team
             bool shared = false;
             double whole_tables = 0;
             for (int t : u.reads) {
@@ -331,7 +331,7 @@ Outcome simulate(const Model& m, const std::vector<Material>& units, int ranks) 
                 if (sizes[t] > m.memory_bytes / 4 ||
                     (k > 1 && k * p_t > m.held_ratio * static_cast<double>(u.positions))) {
                     // Shared out: each member takes its range, and asks for values in it.
-                    d.tables += elsewhere ? crossing_seconds(m, sizes[t] / k, packed_before) : read_back / k;
+                    tables += elsewhere ? crossing_seconds(m, sizes[t] / k, packed_before) : read_back / k;
                     shared = true;
                     continue;
                 }
@@ -344,12 +344,11 @@ Outcome simulate(const Model& m, const std::vector<Material>& units, int ranks) 
                     in_team |= held[r][t];
                     lacking |= !held[r][t];
                 }
-                if (lacking && k > 1) d.tables += crossing_seconds(m, sizes[t]);
-                if (!in_team) d.tables += elsewhere ? crossing_seconds(m, sizes[t], packed_before) : read_back / k;
+                if (lacking && k > 1) tables += crossing_seconds(m, sizes[t]);
+                if (!in_team) tables += elsewhere ? crossing_seconds(m, sizes[t], packed_before) : read_back / k;
                 for (int r : a.team) keep(r, t, sizes[t], true);
             }
-            const double tables = d.tables;
-            d = solving(m, u, k, 0, shared);
+            Duration d = solving(m, u, k, 0, shared);
             d.tables = tables;
             o.busy += d.total() * k;
             o.exchange += d.exchange * k;

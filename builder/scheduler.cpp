@@ -47,8 +47,7 @@ std::vector<Scheduler::Assignment> Scheduler::assign() {
     double ready = 0;
     for (int u : ready_) ready += static_cast<double>(units_[u].positions);
     const double active = running_positions_ + ready;
-    int free = 0;
-    for (int r = 0; r < ranks; ++r) free += idle(r);
+    const int free = static_cast<int>(idle_ranks().size());
     std::size_t taken = 0;
     for (; taken < ready_.size(); ++taken) {
         const int u = ready_[taken];

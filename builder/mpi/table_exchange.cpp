@@ -72,8 +72,7 @@ bool TableExchange::serve() {
         std::shared_ptr<const SolvedValues> values = cache_.find(key.material);
         if (values && (count == 0 || !values->holds(first) || !values->holds(first + count - 1))) values = nullptr;
         if (!values) {
-            const std::string answer = nlohmann::json{{"have", false}}.dump();
-            check(MPI_Send(answer.data(), static_cast<int>(answer.size()), MPI_CHAR, asker, tag, comm_), "MPI_Send");
+            refuse(asker, tag);
             continue;
         }
         auto packed = std::async(std::launch::async, [values = std::move(values), first, count] {
@@ -106,16 +105,18 @@ void TableExchange::answer(Packing& p) {
     try {
         packed = std::make_shared<const PackedRange>(p.packed.get());
     } catch (const std::exception&) {
-        // The askers read the table back from its file.
-        const std::string text = nlohmann::json{{"have", false}}.dump();
-        for (const auto& [asker, tag] : p.askers)
-            check(MPI_Send(text.data(), static_cast<int>(text.size()), MPI_CHAR, asker, tag, comm_), "MPI_Send");
+        for (const auto& [asker, tag] : p.askers) refuse(asker, tag);  // they read the table back from its file
         return;
     }
     ++parts_packed_;
     parts_sent_again_ += p.askers.size() - 1;
     kept_parts_.keep(p.key, packed);
     for (const auto& [asker, tag] : p.askers) send(asker, tag, packed);
+}
+
+void TableExchange::refuse(int asker, int tag) {
+    const std::string text = nlohmann::json{{"have", false}}.dump();
+    check(MPI_Send(text.data(), static_cast<int>(text.size()), MPI_CHAR, asker, tag, comm_), "MPI_Send");
 }
 
 void TableExchange::send(int asker, int tag, std::shared_ptr<const PackedRange> packed) {

@@ -76,6 +76,8 @@ private:
     };
 
     void answer(Packing& p);
+    // Tells `asker` on `tag` that this rank does not have the part it asked for.
+    void refuse(int asker, int tag);
     // Sends `packed` to `asker` on `tag`: the frames' sizes, then their bytes.
     void send(int asker, int tag, std::shared_ptr<const PackedRange> packed);
 
