@@ -143,7 +143,8 @@ private:
     // Values from outside a pair in a team: those of the materials every
     // member holds whole read here, the others answered by their members
     // (look_up()) and consumed in the order they were asked: per position
-    // without a capture, one per man move not read here; per position with
+    // without a capture, one per promotion not read here, and in a split
+    // pair one per man move (a whole pair's are in `fetched`); per position with
     // one, meta - 1 of them, on top of the best over the captures read here
     // (left in the position's code by ask()).
     struct EntrySource {
@@ -151,6 +152,7 @@ private:
         const SolvedValues& store;
         const std::uint8_t* meta;  // by storage index: 0 without a capture, else the answers asked + 1
         const std::uint16_t* entries;
+        const SolvedValues* fetched;  // whole pairs' man moves (fetch_exit_blocks()), else null: asked
         std::optional<Value> capture_value(const Layout& layout, std::uint64_t local, const Position&) {
             const std::uint64_t s = layout.storage(local);
             if (meta[s] == 0) return std::nullopt;
@@ -165,7 +167,10 @@ private:
             if (const std::optional<Value> v = successors.held_value(child)) return *v;
             return value_of_dtw_code(*entries++);
         }
-        Value man_move(const ManExit&, Bitboard, Bitboard) { return value_of_dtw_code(*entries++); }
+        Value man_move(const ManExit& e, Bitboard white_kings, Bitboard black_kings) {
+            if (fetched) return value_of_dtw_code(fetched->code(e.child(white_kings, black_kings)));
+            return value_of_dtw_code(*entries++);
+        }
     };
 
     // The words of the values that `local` needs from other members, in the
@@ -207,6 +212,7 @@ private:
             const ManExit& e = layout.man_exits[h][i];
             if (e.target & q.kings) continue;
             if (!e.promotes) {
+                if (!layout.split) continue;  // a whole pair's: fetched by blocks (fetch_exit_blocks())
                 words.push_back(TeamTables<V>::word(
                     0, e.child(q.kings_of(draughts::Color::white), q.kings_of(draughts::Color::black))));
                 continue;
@@ -228,11 +234,12 @@ private:
         }
     }
 
-    // Where the rounds of a team's exchange start when n items of size(i)
-    // positions are taken in order, at most lookup_positions positions a
-    // round (an item bigger: a round of its own); n last.
-    template <class Size>
-    std::vector<std::size_t> round_starts(std::size_t n, Size&& size) const {
+    // Calls f(first, last) for each round of a team's exchange, when n items
+    // of size(i) positions are taken in order, at most lookup_positions
+    // positions a round (an item bigger: a round of its own): as many rounds
+    // on every member, the last ones empty on a member with fewer.
+    template <class Size, class F>
+    void in_rounds(std::size_t n, Size&& size, F&& f) {
         std::vector<std::size_t> starts{0};
         std::uint64_t in_round = 0;
         for (std::size_t i = 0; i < n; ++i) {
@@ -244,7 +251,9 @@ private:
             in_round += count;
         }
         starts.push_back(n);
-        return starts;
+        const std::uint64_t rounds = team_.all_max(starts.size() - 1);
+        for (std::uint64_t r = 0; r < rounds; ++r)
+            f(r + 1 < starts.size() ? starts[r] : n, r + 1 < starts.size() ? starts[r + 1] : n);
     }
 
     // Looks up every value the member's positions need from outside their
@@ -254,13 +263,6 @@ private:
     void look_up(SolvedValues& store, std::vector<Chunk>& chunks, const std::vector<Portion>& portions,
                  std::vector<std::uint8_t>& meta, std::vector<std::vector<std::uint16_t>>& entries) {
         const int members = team_.size();
-        // Rounds of at most lookup_positions positions (and one chunk at least).
-        const std::vector<std::size_t> round_start = round_starts(chunks.size(), [&](std::size_t c) {
-            std::uint64_t n = 0;
-            for_each_run(chunks[c], portions, [&](const Layout&, std::uint64_t f, std::uint64_t l) { n += l - f; });
-            return n;
-        });
-        const std::uint64_t rounds = team_.all_max(round_start.size() - 1);
         TeamBuffers& b = buffers_;
         Mailbox<std::byte>& questions = b.questions;
         Mailbox<std::uint16_t>& answers = b.answers;
@@ -273,9 +275,13 @@ private:
         std::vector<std::uint16_t>& replies = b.replies;
         std::size_t round_buffers = 0;
         std::vector<std::size_t> counts(members), part(members + 1);
-        for (std::uint64_t r = 0; r < rounds; ++r) {
-            const std::size_t c0 = r + 1 < round_start.size() ? round_start[r] : chunks.size();
-            const std::size_t c1 = r + 1 < round_start.size() ? round_start[r + 1] : chunks.size();
+        // Rounds of at most lookup_positions positions (and one chunk at least).
+        auto positions = [&](std::size_t c) {
+            std::uint64_t n = 0;
+            for_each_run(chunks[c], portions, [&](const Layout&, std::uint64_t f, std::uint64_t l) { n += l - f; });
+            return n;
+        };
+        in_rounds(chunks.size(), positions, [&](std::size_t c0, std::size_t c1) {
             const std::size_t n = c1 - c0;
             if (words.size() < n) {
                 words.resize(n);
@@ -385,7 +391,103 @@ private:
                     }
                 }
             });
+        });
+    }
+
+    // Fetches the values a level of whole pairs reaches by man moves: a man
+    // move leads from every king placement of a pair's half to one block of
+    // the level above, the king placements of the child's men configuration
+    // [e.base, e.base + K) (PairSpace::ManExit), in order. So the member asks
+    // the homes for those blocks as ranges (each distinct block once, a
+    // start and a count as position words) and they answer with the codes as
+    // they lie, rather than a question and an answer position by position;
+    // its own home's are copied. The blocks go to `fetched`, block b at b * K
+    // in the order of `blocks`, where layout_for_setup() points the man exits.
+    void fetch_exit_blocks(const std::vector<Portion>& portions) {
+        const int members = team_.size(), me = team_.rank();
+        const std::uint64_t K = space_.side(0).king_placements();
+        std::vector<std::uint64_t>& blocks = buffers_.blocks;
+        blocks.clear();
+        for (const Portion& p : portions) {
+            const Layout layout = space_.layout_of(p.pair);
+            for (int h = 0; h < (layout.alone ? 1 : 2); ++h)
+                for (int i = 0; i < layout.man_exit_count[h]; ++i)
+                    if (!layout.man_exits[h][i].promotes) blocks.push_back(layout.man_exits[h][i].base);
         }
+        std::sort(blocks.begin(), blocks.end());
+        blocks.erase(std::unique(blocks.begin(), blocks.end()), blocks.end());
+        SolvedValues& fetched = buffers_.fetched;
+        fetched.codes.resize(blocks.size() * K);
+        // Pieces of at most lookup_positions positions, cut where the homes change hands.
+        struct Piece {
+            std::uint64_t at;  // in `fetched`
+            std::uint64_t first, count;
+            int home;
+        };
+        const Ranges& homes = tables_.homes();
+        const SolvedValues& home = tables_.home();
+        std::vector<Piece> pieces;
+        for (std::size_t b = 0; b < blocks.size(); ++b)
+            for (std::uint64_t g = blocks[b]; g < blocks[b] + K;) {
+                const int j = homes.owner(g);
+                const std::uint64_t end = std::min({blocks[b] + K, homes.first(j + 1), g + options_.lookup_positions});
+                pieces.push_back({b * K + (g - blocks[b]), g, end - g, j});
+                g = end;
+            }
+        Mailbox<std::byte>& requests = buffers_.questions;
+        Mailbox<std::uint16_t>& answers = buffers_.answers;
+        in_rounds(pieces.size(), [&](std::size_t i) { return pieces[i].count; }, [&](std::size_t i0, std::size_t i1) {
+            std::vector<WordCoding> starts(members), counts(members);
+            for (std::size_t i = i0; i < i1; ++i) {
+                const Piece& p = pieces[i];
+                if (p.home == me) {
+                    std::memcpy(&fetched.code(p.at), home.codes.data() + (p.first - home.first), 2 * p.count);
+                } else {
+                    starts[p.home].write(p.first, requests.to(p.home));
+                    counts[p.home].write(p.count, requests.to(p.home));
+                }
+            }
+            requests.exchange(team_);
+            for (int j = 0; j < members; ++j) {
+                const std::span<const std::byte> in = requests.from(j);
+                WordCoding from_starts, from_counts;
+                std::vector<std::uint16_t>& out = answers.to(j);
+                for (std::size_t at = 0; at < in.size();) {
+                    const std::uint64_t g = from_starts.read(in, at), count = from_counts.read(in, at);
+                    if (count == 0 || count > options_.lookup_positions || !home.holds(g) || !home.holds(g + count - 1))
+                        throw std::logic_error("a team member asked for positions this member does not hold");
+                    const std::uint16_t* codes = home.codes.data() + (g - home.first);
+                    out.insert(out.end(), codes, codes + count);
+                }
+            }
+            answers.exchange(team_);
+            std::vector<std::size_t> taken(members, 0);
+            for (std::size_t i = i0; i < i1; ++i) {
+                const Piece& p = pieces[i];
+                if (p.home == me) continue;
+                const std::span<const std::uint16_t> in = answers.from(p.home);
+                if (in.size() - taken[p.home] < p.count)
+                    throw std::logic_error("a team member answered a block of positions cut short");
+                std::memcpy(&fetched.code(p.at), in.data() + taken[p.home], 2 * p.count);
+                taken[p.home] += p.count;
+            }
+        });
+    }
+
+    // The layout a whole pair is set up with when its man moves' values were
+    // fetched: each man exit's base points at its block in `fetched`.
+    Layout layout_for_setup(const Portion& portion, bool fetches) const {
+        Layout layout = layout_in_work(portion);
+        if (!fetches) return layout;
+        const std::vector<std::uint64_t>& blocks = buffers_.blocks;
+        for (int h = 0; h < (layout.alone ? 1 : 2); ++h)
+            for (int i = 0; i < layout.man_exit_count[h]; ++i) {
+                ManExit& e = layout.man_exits[h][i];
+                if (e.promotes) continue;
+                const auto b = std::lower_bound(blocks.begin(), blocks.end(), e.base) - blocks.begin();
+                e.base = static_cast<std::uint64_t>(b) * layout.king_placements;
+            }
+        return layout;
     }
 
     // Sends the codes and capture marks of the member's positions of a level
@@ -409,13 +511,9 @@ private:
         for (std::size_t p = 0; p < portions.size(); ++p)
             for (std::uint64_t f = portions[p].first; f < portions[p].last; f += options_.lookup_positions)
                 pieces.push_back({p, f, std::min<std::uint64_t>(portions[p].last, f + options_.lookup_positions)});
-        const std::vector<std::size_t> round_start =
-            round_starts(pieces.size(), [&](std::size_t i) { return pieces[i].last - pieces[i].first; });
-        const std::uint64_t rounds = team_.all_max(round_start.size() - 1);
         Mailbox<std::byte>& mail = buffers_.results;
-        for (std::uint64_t r = 0; r < rounds; ++r) {
-            const std::size_t i0 = r + 1 < round_start.size() ? round_start[r] : pieces.size();
-            const std::size_t i1 = r + 1 < round_start.size() ? round_start[r + 1] : pieces.size();
+        auto positions = [&](std::size_t i) { return pieces[i].last - pieces[i].first; };
+        in_rounds(pieces.size(), positions, [&](std::size_t i0, std::size_t i1) {
             std::vector<WordCoding> starts(members), counts(members);
             for (std::size_t i = i0; i < i1; ++i) {
                 const Portion& portion = portions[pieces[i].portion];
@@ -461,7 +559,7 @@ private:
                     at += 2 * count + (count + 7) / 8;
                 }
             }
-        }
+        });
     }
 
     // The queue of the pairs split over the team, worked in step: at each
@@ -640,19 +738,24 @@ private:
         store.capture.assign((work + 63) / 64, 0);
         // Whether the level needs values from other members: those of the
         // materials shared out, and of man moves (none from the top level:
-        // a man move there would raise the highest potential).
-        const bool asks = tables_.shares_successors() || (space_.material().men() > 0 && !top);
+        // a man move there would raise the highest potential), asked position
+        // by position in split pairs, fetched by blocks for whole ones.
+        const bool man_moves = space_.material().men() > 0 && !top;
+        const bool fetches = man_moves && !split;
+        const bool asks = tables_.shares_successors() || (man_moves && split);
         std::vector<std::uint8_t>& meta = buffers_.meta;
         std::vector<std::vector<std::uint16_t>>& entries = buffers_.entries;
         meta.resize(asks ? work : 0);  // ask() writes every position's
+        if (fetches) fetch_exit_blocks(portions);
         if (asks) look_up(store, chunks, portions, meta, entries);
+        const SolvedValues& fetched = buffers_.fetched;
         // The values of a chunk's positions from outside their pairs.
         auto with_source = [&](const Chunk& chunk, auto&& f) {
             if (asks) {
-                EntrySource source{successors_, store, meta.data(), chunk.entries};
+                EntrySource source{successors_, store, meta.data(), chunk.entries, fetches ? &fetched : nullptr};
                 f(source);
-            } else {  // no man move and no table shared out: `store` is never read
-                DirectSource<V> source(successors_, store);
+            } else {  // every table held whole; man moves' values fetched, if any
+                DirectSource<V> source(successors_, fetches ? fetched : store);
                 f(source);
             }
         };
@@ -669,8 +772,8 @@ private:
                 std::uint64_t positions = 0;
                 with_source(chunks[i], [&](auto& source) {
                     for (std::size_t p = chunks[i].p0; p < chunks[i].p1; ++p) {
-                        max_code_.note(
-                            queue_.solve_alone(store, layout_in_work(portions[p]), portions[p].count(), scratch, source));
+                        const Layout layout = layout_for_setup(portions[p], fetches);
+                        max_code_.note(queue_.solve_alone(store, layout, portions[p].count(), scratch, source));
                         positions += portions[p].count();
                     }
                 });
@@ -684,7 +787,7 @@ private:
         for (std::size_t p = small; p < first_split; ++p) {
             const std::size_t c0 = c;
             while (c < chunks.size() && chunks[c].p0 == p) ++c;
-            const Layout layout = layout_in_work(portions[p]);
+            const Layout layout = layout_for_setup(portions[p], fetches);
             PairScratch scratch;
             max_code_.note(queue_.solve_shared(store, layout, portions[p].count(), scratch,
                                      [&](const auto& order, const PairStates<true>& states, Buckets& buckets) {
@@ -767,6 +870,8 @@ private:
         SolvedValues work;                                // the codes of the level's positions
         std::vector<std::uint8_t> meta, lock;
         std::vector<std::vector<std::uint16_t>> entries;  // the answers, a buffer per round
+        std::vector<std::uint64_t> blocks;                // the blocks of the level above fetched, in order
+        SolvedValues fetched;                             // their codes (fetch_exit_blocks())
     };
 
     const PairSpace<V>& space_;
