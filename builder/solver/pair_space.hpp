@@ -231,20 +231,30 @@ public:
 
     // The layout of a pair whose codes are the material's own (one process).
     Layout layout_of(const Pair& pair) const {
+        Layout layout = placement_of(pair);
+        for (int h = 0; h < 2; ++h) {
+            const int side = symmetric_ ? 0 : h;
+            layout.men[h] = sides_[side].unrank_men(pair.men[h]);
+            layout.free[h] = Position::geometry::board & ~layout.men[h].occupied();
+            set_man_exits(layout, h);
+        }
+        return layout;
+    }
+
+    // Where a pair's positions are, and no more: no men, no man exits (most
+    // of layout_of()'s cost, for a team's results sent home).
+    Layout placement_of(const Pair& pair) const {
         Layout layout;
         layout.king_placements = sides_[0].king_placements();
         layout.alone = pair.alone;
         layout.state_shift[0] = layout.state_shift[1] = 0;
         layout.split = nullptr;
         for (int h = 0; h < 2; ++h) {
-            const int side = symmetric_ ? 0 : h;
-            layout.index[h] = &sides_[side];
+            layout.index[h] = &sides_[symmetric_ ? 0 : h];
             layout.base[h] = (symmetric_ ? 0 : h * sides_[0].size()) + pair.men[h] * layout.king_placements;
             layout.storage_base[h] =
                 static_cast<std::int64_t>(layout.base[h]) - static_cast<std::int64_t>(h * layout.king_placements);
-            layout.men[h] = sides_[side].unrank_men(pair.men[h]);
-            layout.free[h] = Position::geometry::board & ~layout.men[h].occupied();
-            set_man_exits(layout, h);
+            layout.man_exit_count[h] = 0;
         }
         return layout;
     }

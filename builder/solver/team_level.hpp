@@ -129,9 +129,10 @@ private:
         const std::uint16_t* entries;  // its answers (look_up())
     };
 
-    // The layout of a portion inside the level's work area (place()).
-    Layout layout_in_work(const Portion& portion) const {
-        Layout layout = space_.layout_of(portion.pair);
+    // The layout of a portion inside the level's work area (place()); with
+    // `exits` false, where its positions are only (PairSpace::placement_of()).
+    Layout layout_in_work(const Portion& portion, bool exits = true) const {
+        Layout layout = exits ? space_.layout_of(portion.pair) : space_.placement_of(portion.pair);
         for (int h = 0; h < 2; ++h) {
             layout.storage_base[h] = portion.storage_shift[h];
             layout.state_shift[h] = portion.state_shift[h];
@@ -143,8 +144,8 @@ private:
     // Values from outside a pair in a team: those of the materials every
     // member holds whole read here, the others answered by their members
     // (look_up()) and consumed in the order they were asked: per position
-    // without a capture, one per promotion not read here, and in a split
-    // pair one per man move (a whole pair's are in `fetched`); per position with
+    // without a capture, one per promotion not read here and one per man
+    // move unless they were fetched (in `fetched`); per position with
     // one, meta - 1 of them, on top of the best over the captures read here
     // (left in the position's code by ask()).
     struct EntrySource {
@@ -174,10 +175,11 @@ private:
     };
 
     // The words of the values that `local` needs from other members, in the
-    // order initialise() takes them; sets its meta, and for a position with
-    // a capture leaves the best over the captures read here in its code.
+    // order initialise() takes them (its man moves' not when `fetched_exits`);
+    // sets its meta, and for a position with a capture leaves the best over
+    // the captures read here in its code.
     void ask(SolvedValues& store, const Layout& layout, std::uint64_t local, const Position& q, std::uint8_t* meta,
-             std::vector<std::uint64_t>& words) const {
+             bool fetched_exits, std::vector<std::uint64_t>& words) const {
         const std::uint64_t s = layout.storage(local);
         draughts::CaptureBuffer<N> captures;
         const Captures kind = find_captures<V>(q, captures);
@@ -212,7 +214,7 @@ private:
             const ManExit& e = layout.man_exits[h][i];
             if (e.target & q.kings) continue;
             if (!e.promotes) {
-                if (!layout.split) continue;  // a whole pair's: fetched by blocks (fetch_exit_blocks())
+                if (fetched_exits) continue;  // fetched by blocks (fetch_exit_blocks())
                 words.push_back(TeamTables<V>::word(
                     0, e.child(q.kings_of(draughts::Color::white), q.kings_of(draughts::Color::black))));
                 continue;
@@ -259,9 +261,10 @@ private:
     // Looks up every value the member's positions need from outside their
     // pairs, in rounds that every member takes part in (answering the others'
     // questions even when it has none): each chunk gets its answers, in one
-    // buffer of `entries` per round; `meta` the number of captures of each position.
+    // buffer of `entries` per round; `meta` the number of captures of each
+    // position. Man moves are not asked for when `fetched_exits`.
     void look_up(SolvedValues& store, std::vector<Chunk>& chunks, const std::vector<Portion>& portions,
-                 std::vector<std::uint8_t>& meta, std::vector<std::vector<std::uint16_t>>& entries) {
+                 std::vector<std::uint8_t>& meta, bool fetched_exits, std::vector<std::vector<std::uint16_t>>& entries) {
         const int members = team_.size();
         TeamBuffers& b = buffers_;
         Mailbox<std::byte>& questions = b.questions;
@@ -277,8 +280,10 @@ private:
         std::vector<std::size_t> counts(members), part(members + 1);
         // Rounds of at most lookup_positions positions (and one chunk at least).
         auto positions = [&](std::size_t c) {
+            const Chunk& chunk = chunks[c];
+            if (chunk.p1 == chunk.p0 + 1 && chunk.last != 0) return chunk.last - chunk.first;
             std::uint64_t n = 0;
-            for_each_run(chunks[c], portions, [&](const Layout&, std::uint64_t f, std::uint64_t l) { n += l - f; });
+            for (std::size_t p = chunk.p0; p < chunk.p1; ++p) n += portions[p].count();
             return n;
         };
         in_rounds(chunks.size(), positions, [&](std::size_t c0, std::size_t c1) {
@@ -294,7 +299,7 @@ private:
                 start[i].assign(members, 0);
                 for_each_run(chunks[c0 + i], portions, [&](const Layout& layout, std::uint64_t f, std::uint64_t l) {
                     space_.for_each_position(layout, f, l, [&](std::uint64_t x, const Position& q) {
-                        ask(store, layout, x, q, meta.data(), words[i]);
+                        ask(store, layout, x, q, meta.data(), fetched_exits, words[i]);
                     });
                 });
                 // Each member's questions of the chunk coded on their own
@@ -398,63 +403,81 @@ private:
     // move leads from every king placement of a pair's half to one block of
     // the level above, the king placements of the child's men configuration
     // [e.base, e.base + K) (PairSpace::ManExit), in order. So the member asks
-    // the homes for those blocks as ranges (each distinct block once, a
-    // start and a count as position words) and they answer with the codes as
-    // they lie, rather than a question and an answer position by position;
-    // its own home's are copied. The blocks go to `fetched`, block b at b * K
-    // in the order of `blocks`, where layout_for_setup() points the man exits.
+    // the homes for those blocks as ranges (a start as a position word, and
+    // a count only where a block is cut) and they answer with the codes as they lie, rather than a
+    // question and an answer position by position; its own home's are
+    // copied. The blocks go to `fetched` in the order of the portions and
+    // their exits, a block an exit (not one a distinct block: sorting them
+    // cost more than it saved, and in a big team few repeat on one member);
+    // portion p's first at exit_first[p] * K, where layout_for_setup()
+    // points its man exits.
     void fetch_exit_blocks(const std::vector<Portion>& portions) {
         const int members = team_.size(), me = team_.rank();
         const std::uint64_t K = space_.side(0).king_placements();
-        std::vector<std::uint64_t>& blocks = buffers_.blocks;
-        blocks.clear();
-        for (const Portion& p : portions) {
-            const Layout layout = space_.layout_of(p.pair);
-            for (int h = 0; h < (layout.alone ? 1 : 2); ++h)
-                for (int i = 0; i < layout.man_exit_count[h]; ++i)
-                    if (!layout.man_exits[h][i].promotes) blocks.push_back(layout.man_exits[h][i].base);
-        }
-        std::sort(blocks.begin(), blocks.end());
-        blocks.erase(std::unique(blocks.begin(), blocks.end()), blocks.end());
-        SolvedValues& fetched = buffers_.fetched;
-        fetched.codes.resize(blocks.size() * K);
-        // Pieces of at most lookup_positions positions, cut where the homes change hands.
-        struct Piece {
-            std::uint64_t at;  // in `fetched`
-            std::uint64_t first, count;
-            int home;
-        };
-        const Ranges& homes = tables_.homes();
-        const SolvedValues& home = tables_.home();
-        std::vector<Piece> pieces;
-        for (std::size_t b = 0; b < blocks.size(); ++b)
-            for (std::uint64_t g = blocks[b]; g < blocks[b] + K;) {
-                const int j = homes.owner(g);
-                const std::uint64_t end = std::min({blocks[b] + K, homes.first(j + 1), g + options_.lookup_positions});
-                pieces.push_back({b * K + (g - blocks[b]), g, end - g, j});
-                g = end;
+        // The exits' blocks, portion by portion, in slices of portions taken in parallel.
+        const std::size_t slices = std::min<std::size_t>(portions.size(), 256);
+        std::vector<std::vector<std::uint64_t>> bases(slices);
+        std::vector<std::uint64_t>& exit_first = buffers_.exit_first;
+        exit_first.assign(portions.size() + 1, 0);
+        tbb::parallel_for(std::size_t{0}, slices, [&](std::size_t i) {
+            const std::size_t p0 = share_bound(portions.size(), static_cast<int>(i), static_cast<int>(slices));
+            const std::size_t p1 = share_bound(portions.size(), static_cast<int>(i + 1), static_cast<int>(slices));
+            for (std::size_t p = p0; p < p1; ++p) {
+                const Layout layout = space_.layout_of(portions[p].pair);
+                const std::size_t before = bases[i].size();
+                for (int h = 0; h < (layout.alone ? 1 : 2); ++h)
+                    for (int x = 0; x < layout.man_exit_count[h]; ++x)
+                        if (!layout.man_exits[h][x].promotes) bases[i].push_back(layout.man_exits[h][x].base);
+                exit_first[p + 1] = bases[i].size() - before;
             }
-        Mailbox<std::byte>& requests = buffers_.questions;
-        Mailbox<std::uint16_t>& answers = buffers_.answers;
-        in_rounds(pieces.size(), [&](std::size_t i) { return pieces[i].count; }, [&](std::size_t i0, std::size_t i1) {
-            std::vector<WordCoding> starts(members), counts(members);
+        });
+        for (std::size_t p = 0; p < portions.size(); ++p) exit_first[p + 1] += exit_first[p];
+        std::vector<std::uint64_t>& exits = buffers_.exit_bases;
+        exits.clear();
+        for (const std::vector<std::uint64_t>& slice : bases) exits.insert(exits.end(), slice.begin(), slice.end());
+        SolvedValues& fetched = buffers_.fetched;
+        fetched.codes.resize(exits.size() * K);
+        // Items of at most lookup_positions positions (a block in `subs`),
+        // taken in rounds; each asked of its homes in pieces, cut where the
+        // homes change hands: f(where in `fetched`, first position, count, home).
+        const std::uint64_t L = options_.lookup_positions, subs = (K + L - 1) / L, whole = std::min(K, L);
+        auto item_size = [&](std::size_t i) { return std::min(L, K - i % subs * L); };
+        const Ranges& homes = tables_.homes();
+        auto for_each_piece = [&](std::size_t i0, std::size_t i1, auto&& f) {
             for (std::size_t i = i0; i < i1; ++i) {
-                const Piece& p = pieces[i];
-                if (p.home == me) {
-                    std::memcpy(&fetched.code(p.at), home.codes.data() + (p.first - home.first), 2 * p.count);
-                } else {
-                    starts[p.home].write(p.first, requests.to(p.home));
-                    counts[p.home].write(p.count, requests.to(p.home));
+                const std::uint64_t first = exits[i / subs] + i % subs * L, end = first + item_size(i);
+                std::uint64_t at = i / subs * K + i % subs * L;
+                for (std::uint64_t g = first; g < end;) {
+                    const int j = homes.owner(g);
+                    const std::uint64_t last = std::min(end, homes.first(j + 1));
+                    f(at, g, last - g, j);
+                    at += last - g;
+                    g = last;
                 }
             }
+        };
+        const SolvedValues& home = tables_.home();
+        Mailbox<std::byte>& requests = buffers_.questions;
+        Mailbox<std::uint16_t>& answers = buffers_.answers;
+        in_rounds(exits.size() * subs, item_size, [&](std::size_t i0, std::size_t i1) {
+            std::vector<WordCoding> starts(members), counts(members);
+            for_each_piece(i0, i1, [&](std::uint64_t at, std::uint64_t g, std::uint64_t count, int j) {
+                if (j == me) {
+                    std::memcpy(&fetched.code(at), home.codes.data() + (g - home.first), 2 * count);
+                } else {  // a whole item's count is known: said only when it was cut
+                    starts[j].write(g << 1 | (count != whole), requests.to(j));
+                    if (count != whole) counts[j].write(count, requests.to(j));
+                }
+            });
             requests.exchange(team_);
             for (int j = 0; j < members; ++j) {
                 const std::span<const std::byte> in = requests.from(j);
                 WordCoding from_starts, from_counts;
                 std::vector<std::uint16_t>& out = answers.to(j);
-                for (std::size_t at = 0; at < in.size();) {
-                    const std::uint64_t g = from_starts.read(in, at), count = from_counts.read(in, at);
-                    if (count == 0 || count > options_.lookup_positions || !home.holds(g) || !home.holds(g + count - 1))
+                for (std::size_t x = 0; x < in.size();) {
+                    const std::uint64_t w = from_starts.read(in, x), g = w >> 1;
+                    const std::uint64_t count = w & 1 ? from_counts.read(in, x) : whole;
+                    if (count == 0 || count > L || !home.holds(g) || !home.holds(g + count - 1))
                         throw std::logic_error("a team member asked for positions this member does not hold");
                     const std::uint16_t* codes = home.codes.data() + (g - home.first);
                     out.insert(out.end(), codes, codes + count);
@@ -462,30 +485,26 @@ private:
             }
             answers.exchange(team_);
             std::vector<std::size_t> taken(members, 0);
-            for (std::size_t i = i0; i < i1; ++i) {
-                const Piece& p = pieces[i];
-                if (p.home == me) continue;
-                const std::span<const std::uint16_t> in = answers.from(p.home);
-                if (in.size() - taken[p.home] < p.count)
-                    throw std::logic_error("a team member answered a block of positions cut short");
-                std::memcpy(&fetched.code(p.at), in.data() + taken[p.home], 2 * p.count);
-                taken[p.home] += p.count;
-            }
+            for_each_piece(i0, i1, [&](std::uint64_t at, std::uint64_t, std::uint64_t count, int j) {
+                if (j == me) return;
+                const std::span<const std::uint16_t> in = answers.from(j);
+                if (in.size() - taken[j] < count) throw std::logic_error("a team member answered positions cut short");
+                std::memcpy(&fetched.code(at), in.data() + taken[j], 2 * count);
+                taken[j] += count;
+            });
         });
     }
 
-    // The layout a whole pair is set up with when its man moves' values were
-    // fetched: each man exit's base points at its block in `fetched`.
-    Layout layout_for_setup(const Portion& portion, bool fetches) const {
-        Layout layout = layout_in_work(portion);
+    // The layout portion p is set up with: when its man moves' values were
+    // fetched, each man exit's base points at its block in `fetched`.
+    Layout layout_for_setup(const std::vector<Portion>& portions, std::size_t p, bool fetches) const {
+        Layout layout = layout_in_work(portions[p]);
         if (!fetches) return layout;
-        const std::vector<std::uint64_t>& blocks = buffers_.blocks;
+        std::uint64_t block = buffers_.exit_first[p];
         for (int h = 0; h < (layout.alone ? 1 : 2); ++h)
             for (int i = 0; i < layout.man_exit_count[h]; ++i) {
                 ManExit& e = layout.man_exits[h][i];
-                if (e.promotes) continue;
-                const auto b = std::lower_bound(blocks.begin(), blocks.end(), e.base) - blocks.begin();
-                e.base = static_cast<std::uint64_t>(b) * layout.king_placements;
+                if (!e.promotes) e.base = block++ * layout.king_placements;
             }
         return layout;
     }
@@ -517,7 +536,7 @@ private:
             std::vector<WordCoding> starts(members), counts(members);
             for (std::size_t i = i0; i < i1; ++i) {
                 const Portion& portion = portions[pieces[i].portion];
-                const Layout layout = layout_in_work(portion);
+                const Layout layout = layout_in_work(portion, false);
                 // Runs of consecutive global positions: a half at a time, cut where the ranges change hands.
                 std::uint64_t l = pieces[i].first;
                 while (l < pieces[i].last) {
@@ -739,15 +758,17 @@ private:
         // Whether the level needs values from other members: those of the
         // materials shared out, and of man moves (none from the top level:
         // a man move there would raise the highest potential), asked position
-        // by position in split pairs, fetched by blocks for whole ones.
+        // by position in split pairs, fetched by blocks for whole ones with
+        // kings. Without kings a block is one position, and a position with a
+        // capture asks nothing for its man moves, where a block would be fetched.
         const bool man_moves = space_.material().men() > 0 && !top;
-        const bool fetches = man_moves && !split;
-        const bool asks = tables_.shares_successors() || (man_moves && split);
+        const bool fetches = man_moves && !split && K > 1;
+        const bool asks = tables_.shares_successors() || (man_moves && !fetches);
         std::vector<std::uint8_t>& meta = buffers_.meta;
         std::vector<std::vector<std::uint16_t>>& entries = buffers_.entries;
         meta.resize(asks ? work : 0);  // ask() writes every position's
         if (fetches) fetch_exit_blocks(portions);
-        if (asks) look_up(store, chunks, portions, meta, entries);
+        if (asks) look_up(store, chunks, portions, meta, fetches, entries);
         const SolvedValues& fetched = buffers_.fetched;
         // The values of a chunk's positions from outside their pairs.
         auto with_source = [&](const Chunk& chunk, auto&& f) {
@@ -772,7 +793,7 @@ private:
                 std::uint64_t positions = 0;
                 with_source(chunks[i], [&](auto& source) {
                     for (std::size_t p = chunks[i].p0; p < chunks[i].p1; ++p) {
-                        const Layout layout = layout_for_setup(portions[p], fetches);
+                        const Layout layout = layout_for_setup(portions, p, fetches);
                         max_code_.note(queue_.solve_alone(store, layout, portions[p].count(), scratch, source));
                         positions += portions[p].count();
                     }
@@ -787,7 +808,7 @@ private:
         for (std::size_t p = small; p < first_split; ++p) {
             const std::size_t c0 = c;
             while (c < chunks.size() && chunks[c].p0 == p) ++c;
-            const Layout layout = layout_for_setup(portions[p], fetches);
+            const Layout layout = layout_for_setup(portions, p, fetches);
             PairScratch scratch;
             max_code_.note(queue_.solve_shared(store, layout, portions[p].count(), scratch,
                                      [&](const auto& order, const PairStates<true>& states, Buckets& buckets) {
@@ -870,8 +891,9 @@ private:
         SolvedValues work;                                // the codes of the level's positions
         std::vector<std::uint8_t> meta, lock;
         std::vector<std::vector<std::uint16_t>> entries;  // the answers, a buffer per round
-        std::vector<std::uint64_t> blocks;                // the blocks of the level above fetched, in order
-        SolvedValues fetched;                             // their codes (fetch_exit_blocks())
+        std::vector<std::uint64_t> exit_first;            // each portion's first block fetched
+        std::vector<std::uint64_t> exit_bases;            // the blocks fetched, in order
+        SolvedValues fetched;                             // the blocks' codes (fetch_exit_blocks())
     };
 
     const PairSpace<V>& space_;
