@@ -230,13 +230,16 @@ public:
     }
 
     // The layout of a pair whose codes are the material's own (one process).
-    Layout layout_of(const Pair& pair) const {
+    // Without `children`, its man exits leave out where their children are
+    // (ManExit::base and index, most of the exits' cost), for a team member
+    // that reads their values as answers to its questions.
+    Layout layout_of(const Pair& pair, bool children = true) const {
         Layout layout = placement_of(pair);
         for (int h = 0; h < 2; ++h) {
             const int side = symmetric_ ? 0 : h;
             layout.men[h] = sides_[side].unrank_men(pair.men[h]);
             layout.free[h] = Position::geometry::board & ~layout.men[h].occupied();
-            set_man_exits(layout, h);
+            set_man_exits(layout, h, children);
         }
         return layout;
     }
@@ -260,7 +263,7 @@ public:
     }
 
     // The man moves of half h's men configuration (for_each_man_move's order).
-    void set_man_exits(Layout& layout, int h) const {
+    void set_man_exits(Layout& layout, int h, bool children) const {
         int& n = layout.man_exit_count[h];
         n = 0;
         const Position& men = layout.men[h];
@@ -276,7 +279,7 @@ public:
             e.free = layout.free[h] ^ draughts::bit<Bitboard>(from) ^ e.target;
             e.base = 0;
             e.index = nullptr;
-            if (promotes) return;
+            if (promotes || !children) return;
             Position child = men;
             draughts::make_move(child, Move{0, e.from, e.to, false});
             const Position turned = child.flipped();

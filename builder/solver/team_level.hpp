@@ -129,10 +129,15 @@ private:
         const std::uint16_t* entries;  // its answers (look_up())
     };
 
-    // The layout of a portion inside the level's work area (place()); with
-    // `exits` false, where its positions are only (PairSpace::placement_of()).
-    Layout layout_in_work(const Portion& portion, bool exits = true) const {
-        Layout layout = exits ? space_.layout_of(portion.pair) : space_.placement_of(portion.pair);
+    // How much of a portion's layout a use needs: all of it, its man exits
+    // without their children (the man moves' values come as answers), or
+    // where its positions are only (results sent home).
+    enum class Needs { all, exits, placement };
+
+    // The layout of a portion inside the level's work area (place()).
+    Layout layout_in_work(const Portion& portion, Needs needs = Needs::all) const {
+        Layout layout = needs == Needs::placement ? space_.placement_of(portion.pair)
+                                                  : space_.layout_of(portion.pair, needs == Needs::all);
         for (int h = 0; h < 2; ++h) {
             layout.storage_base[h] = portion.storage_shift[h];
             layout.state_shift[h] = portion.state_shift[h];
@@ -227,12 +232,12 @@ private:
 
     // Calls f(layout, first, last) for the runs of positions of a chunk.
     template <class F>
-    void for_each_run(const Chunk& c, const std::vector<Portion>& portions, F&& f) const {
+    void for_each_run(const Chunk& c, const std::vector<Portion>& portions, Needs needs, F&& f) const {
         if (c.p1 > c.p0 + 1 || c.last == 0) {
             for (std::size_t p = c.p0; p < c.p1; ++p)
-                f(layout_in_work(portions[p]), portions[p].first, portions[p].last);
+                f(layout_in_work(portions[p], needs), portions[p].first, portions[p].last);
         } else {
-            f(layout_in_work(portions[c.p0]), c.first, c.last);
+            f(layout_in_work(portions[c.p0], needs), c.first, c.last);
         }
     }
 
@@ -297,9 +302,10 @@ private:
             tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) {
                 words[i].clear();
                 start[i].assign(members, 0);
-                for_each_run(chunks[c0 + i], portions, [&](const Layout& layout, std::uint64_t f, std::uint64_t l) {
-                    space_.for_each_position(layout, f, l, [&](std::uint64_t x, const Position& q) {
-                        ask(store, layout, x, q, meta.data(), fetched_exits, words[i]);
+                const Needs needs = fetched_exits ? Needs::exits : Needs::all;  // ask() words no man move's child
+                for_each_run(chunks[c0 + i], portions, needs, [&](const Layout& l, std::uint64_t f, std::uint64_t e) {
+                    space_.for_each_position(l, f, e, [&](std::uint64_t x, const Position& q) {
+                        ask(store, l, x, q, meta.data(), fetched_exits, words[i]);
                     });
                 });
                 // Each member's questions of the chunk coded on their own
@@ -496,9 +502,10 @@ private:
     }
 
     // The layout portion p is set up with: when its man moves' values were
-    // fetched, each man exit's base points at its block in `fetched`.
-    Layout layout_for_setup(const std::vector<Portion>& portions, std::size_t p, bool fetches) const {
-        Layout layout = layout_in_work(portions[p]);
+    // fetched, each man exit's base points at its block in `fetched`; when
+    // they are answers (`asks`), the exits' children are left out.
+    Layout layout_for_setup(const std::vector<Portion>& portions, std::size_t p, bool fetches, bool asks) const {
+        Layout layout = layout_in_work(portions[p], asks && !fetches ? Needs::exits : Needs::all);
         if (!fetches) return layout;
         std::uint64_t block = buffers_.exit_first[p];
         for (int h = 0; h < (layout.alone ? 1 : 2); ++h)
@@ -536,7 +543,7 @@ private:
             std::vector<WordCoding> starts(members), counts(members);
             for (std::size_t i = i0; i < i1; ++i) {
                 const Portion& portion = portions[pieces[i].portion];
-                const Layout layout = layout_in_work(portion, false);
+                const Layout layout = layout_in_work(portion, Needs::placement);
                 // Runs of consecutive global positions: a half at a time, cut where the ranges change hands.
                 std::uint64_t l = pieces[i].first;
                 while (l < pieces[i].last) {
@@ -793,7 +800,7 @@ private:
                 std::uint64_t positions = 0;
                 with_source(chunks[i], [&](auto& source) {
                     for (std::size_t p = chunks[i].p0; p < chunks[i].p1; ++p) {
-                        const Layout layout = layout_for_setup(portions, p, fetches);
+                        const Layout layout = layout_for_setup(portions, p, fetches, asks);
                         max_code_.note(queue_.solve_alone(store, layout, portions[p].count(), scratch, source));
                         positions += portions[p].count();
                     }
@@ -808,7 +815,7 @@ private:
         for (std::size_t p = small; p < first_split; ++p) {
             const std::size_t c0 = c;
             while (c < chunks.size() && chunks[c].p0 == p) ++c;
-            const Layout layout = layout_for_setup(portions, p, fetches);
+            const Layout layout = layout_for_setup(portions, p, fetches, asks);
             PairScratch scratch;
             max_code_.note(queue_.solve_shared(store, layout, portions[p].count(), scratch,
                                      [&](const auto& order, const PairStates<true>& states, Buckets& buckets) {
@@ -829,7 +836,7 @@ private:
             Buckets buckets;
             const PairStates<true> states{lock.data()};
             initialise_chunks(store, chunks, c, chunks.size(), with_source, states, buckets,
-                              [&](std::size_t p) { return layout_in_work(portions[p]); },
+                              [&](std::size_t p) { return layout_for_setup(portions, p, fetches, asks); },
                               [](const Layout& l, std::uint64_t local, const Position&) { return l.state(local); });
             run_split_queue(store, portions, first_split, lock, buckets);
             std::uint32_t max_code = 0;
