@@ -230,9 +230,10 @@ public:
     }
 
     // The layout of a pair whose codes are the material's own (one process).
-    // Without `children`, its man exits leave out where their children are
-    // (ManExit::base and index, most of the exits' cost), for a team member
-    // that reads their values as answers to its questions.
+    // Without `children`, its man exits leave out the men configuration
+    // their children are in (ManExit::base, most of the exits' cost), for a
+    // team member that reads their values as answers to its questions or
+    // from the blocks it fetched (which set the bases).
     Layout layout_of(const Pair& pair, bool children = true) const {
         Layout layout = placement_of(pair);
         for (int h = 0; h < 2; ++h) {
@@ -279,12 +280,13 @@ public:
             e.free = layout.free[h] ^ draughts::bit<Bitboard>(from) ^ e.target;
             e.base = 0;
             e.index = nullptr;
-            if (promotes || !children) return;
+            if (promotes) return;
+            const int side = symmetric_ ? 0 : 1 - h;
+            e.index = &sides_[side];
+            if (!children) return;
             Position child = men;
             draughts::make_move(child, Move{0, e.from, e.to, false});
             const Position turned = child.flipped();
-            const int side = symmetric_ ? 0 : 1 - h;
-            e.index = &sides_[side];
             e.base = (symmetric_ ? 0 : side * sides_[0].size()) +
                      sides_[side].rank_men(turned.white, turned.black) * sides_[side].king_placements();
         });

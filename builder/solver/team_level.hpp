@@ -130,8 +130,9 @@ private:
     };
 
     // How much of a portion's layout a use needs: all of it, its man exits
-    // without their children (the man moves' values come as answers), or
-    // where its positions are only (results sent home).
+    // without their children's configurations (the man moves' values come
+    // as answers, or from fetched blocks whose places layout_for_setup()
+    // sets), or where its positions are only (results sent home).
     enum class Needs { all, exits, placement };
 
     // The layout of a portion inside the level's work area (place()).
@@ -410,13 +411,14 @@ private:
     // the level above, the king placements of the child's men configuration
     // [e.base, e.base + K) (PairSpace::ManExit), in order. So the member asks
     // the homes for those blocks as ranges (a start as a position word, and
-    // a count only where a block is cut) and they answer with the codes as they lie, rather than a
-    // question and an answer position by position; its own home's are
-    // copied. The blocks go to `fetched` in the order of the portions and
-    // their exits, a block an exit (not one a distinct block: sorting them
-    // cost more than it saved, and in a big team few repeat on one member);
-    // portion p's first at exit_first[p] * K, where layout_for_setup()
-    // points its man exits.
+    // a count only where a block is cut) and they answer with the codes as
+    // they lie, rather than a question and an answer position by position;
+    // its own home's are copied. The blocks go to `fetched` in the order of
+    // the portions and their exits, a block an exit, not once for all the
+    // member's exits that reach it: a block is reached from a few
+    // configurations, which a big team deals to different members
+    // (docs/design.md). Portion p's first is at exit_first[p] * K, where
+    // layout_for_setup() points its man exits.
     void fetch_exit_blocks(const std::vector<Portion>& portions) {
         const int members = team_.size(), me = team_.rank();
         const std::uint64_t K = space_.side(0).king_placements();
@@ -502,10 +504,11 @@ private:
     }
 
     // The layout portion p is set up with: when its man moves' values were
-    // fetched, each man exit's base points at its block in `fetched`; when
-    // they are answers (`asks`), the exits' children are left out.
+    // fetched, each man exit's base points at its block in `fetched` (the
+    // children's configurations, found once by fetch_exit_blocks(), are not
+    // worked out again); when they are answers (`asks`), they are not needed.
     Layout layout_for_setup(const std::vector<Portion>& portions, std::size_t p, bool fetches, bool asks) const {
-        Layout layout = layout_in_work(portions[p], asks && !fetches ? Needs::exits : Needs::all);
+        Layout layout = layout_in_work(portions[p], fetches || asks ? Needs::exits : Needs::all);
         if (!fetches) return layout;
         std::uint64_t block = buffers_.exit_first[p];
         for (int h = 0; h < (layout.alone ? 1 : 2); ++h)
