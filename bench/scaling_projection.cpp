@@ -9,6 +9,9 @@
 //   alone:    P c / (T e)
 //   a team:   P c f(k) / (k T e)                   the work, f the team's extra processor time
 //           + P b(k) / (k B)                       the bytes each member exchanges
+//             (a level of whole pairs with kings in S stages of 2^18 positions a member, as dtb solves it:
+//              only 1/S of its bytes, and what of the rest takes longer than the work, --stages; a
+//              split level's updates the same way, one batch a distance standing alone)
 //             (f and b more when a table it reads is shared out: --shared-overhead, --shared-bytes)
 //           + rounds x latency(k)                  the team's collective rounds, level by level
 //   and for each table it reads, X(P') the time its P' positions take to cross:
@@ -87,6 +90,10 @@ struct Model {
     int configurations_per_member = 8;
     bool packed_once = true;     // a holder packs a table's part once, and sends it again to further askers
     bool growing_teams = false;  // what if ranks with nothing to do joined running teams (dtb does not)
+    bool stages = true;          // levels of whole pairs with kings in stages, their exchanges beside the work (as dtb)
+    double stage_positions = 1 << 18;  // a member's positions a stage (dtb's TeamOptions::stage_positions)
+    double update_positions = 1 << 16;  // a split queue's updates a batch (TeamOptions::update_positions)
+    double split_update_share = 0.79;   // of a split level's bytes, its updates (5.6 of 7.06 on Canadian KKvKK)
 };
 
 // Seconds a table of `bytes` (2.125 a position, as ranks hold it) takes to
@@ -174,9 +181,30 @@ Duration solving(const Model& m, const Material& u, int k, std::size_t l0 = 0, b
         const double f2 = split ? m.split_overhead : men_only ? m.men_overhead : m.whole_overhead;
         const double b2 = split ? m.split_bytes : men_only ? m.men_bytes : m.whole_bytes;
         const double f = f2 + (shared ? m.shared_overhead - 1 : 0), b = b2 + (shared ? m.shared_bytes : 0);
-        d.work += alone_seconds(m, p * share) * (1 + (f - 1) * remote) / k;
-        d.exchange += p * share * b * remote / k / m.bandwidth;
+        const double work = alone_seconds(m, p * share) * (1 + (f - 1) * remote) / k;
         const double per_member = p * share / k;
+        // The pairs' own exchange (man moves' blocks and results), and the
+        // questions into tables shared out.
+        const double own = per_member * b2 * remote / m.bandwidth;
+        const double questions = per_member * (b - b2) * remote / m.bandwidth;
+        d.work += work;
+        if (m.stages && !split && !men_only) {
+            // In stages: the first stage's fetch and the last's results stand
+            // alone, the rest cross beside the work, unless they take longer.
+            const double stages = std::max(1.0, std::ceil(per_member / m.stage_positions));
+            d.exchange += own / stages + std::max(0.0, own - work) * (stages - 1) / stages + questions;
+        } else if (m.stages && split) {
+            // The predecessor updates (most of a split level's bytes) in
+            // batches of 2^16 a member, each crossing while the next is
+            // worked: one batch a distance stands alone.
+            const double updates = own * m.split_update_share;
+            const double per_distance = per_member * b2 * m.split_update_share * remote / 4 / m.distances;
+            const double batches = std::max(1.0, std::ceil(per_distance / m.update_positions));
+            d.exchange += own - updates + updates / batches +
+                          std::max(0.0, updates - work) * (batches - 1) / batches + questions;
+        } else {
+            d.exchange += own + questions;
+        }
         double rounds = 2 * (3 + std::ceil(per_member / (1 << 20)));  // lookups and results: an all-reduce, exchanges
         if (split) rounds += 3.0 * m.distances;
         d.rounds += rounds * collective_seconds(m, k);
@@ -428,6 +456,9 @@ int main(int argc, char** argv) {
     app.add_option("--pack-gbps", m.pack_gbps, "GB of a table's codes a thread packs a second (measured; 0: raw)");
     app.add_option("--unpack-gbps", m.unpack_gbps, "GB a thread unpacks a second (measured)");
     app.add_option("--packed-once", m.packed_once, "a holder packs a table's part once for all askers (as dtb)");
+    app.add_option("--stages", m.stages,
+                   "levels of whole pairs with kings solved in stages, each stage's exchanges beside the next's "
+                   "solving, and split levels' updates crossing beside the next batch's work (as dtb)");
     app.add_option("--growing-teams", m.growing_teams,
                    "what if idle ranks joined running teams at their next level (dtb does not)");
     CLI11_PARSE(app, argc, argv);

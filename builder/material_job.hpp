@@ -81,6 +81,8 @@ struct TableSources {
     // Fills `into` (a range of its table, from a multiple of 64) from others;
     // false if they lack some of it.
     std::function<bool(SolvedValues& into)> range;
+    // Told what this member read back from the files (may be empty).
+    std::function<void(const ReadBacks&)> read_back;
 };
 
 // Solves material m with `team` and writes its tables. The tables m leads to
@@ -106,6 +108,7 @@ std::optional<ManifestEntry> solve_in_team(Team& team, const BuildOptions& o, co
     const auto k = static_cast<std::uint64_t>(team.size());
     std::vector<std::shared_ptr<const SolvedValues>> held;
     std::vector<Material> shared;
+    ReadBacks read_back;
     for (const Material& s : leads_to) {
         std::shared_ptr<const SolvedValues> copy = cache ? cache->find_whole(s) : nullptr;
         const bool worth = static_cast<double>(k) * static_cast<double>(positions(s)) <=
@@ -128,8 +131,10 @@ std::optional<ManifestEntry> solve_in_team(Team& team, const BuildOptions& o, co
                 // Capture positions of s are answered from the tables held so far and what this rank has.
                 std::vector<std::shared_ptr<const SolvedValues>> known = held;
                 for (auto& t : cache->find_all(successors(s))) known.push_back(std::move(t));
-                copy = std::make_shared<const SolvedValues>(
-                    load_whole_in_team<V>(team, open_dtw_table<V>(variant_dir, s), Successors<V>(known, &prober)));
+                read_back.count([&] {
+                    copy = std::make_shared<const SolvedValues>(
+                        load_whole_in_team<V>(team, open_dtw_table<V>(variant_dir, s), Successors<V>(known, &prober)));
+                });
             }
             cache->keep(copy);
         }
@@ -137,6 +142,7 @@ std::optional<ManifestEntry> solve_in_team(Team& team, const BuildOptions& o, co
     }
     const Successors<V> held_whole(held, &prober);
     TeamTables<V> tables(team, m, o.block_shift, shared, variant_dir, held_whole, sources.range);
+    if (sources.read_back) sources.read_back(read_back += tables.read_back());
     const auto home = std::make_shared<const SolvedValues>(
         MaterialSolver<V>(m, team, tables, held_whole, o.team, std::move(progress)).solve());
     const TableSpec spec = table_spec(o, V::board_size, m, home->positions_per_side, home->max_code);

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -22,6 +23,27 @@
 #include "probe/table_file.hpp"
 
 namespace dtb {
+
+// Tables (or a team member's range of one) read back from their files, and
+// the seconds that took: what a rank of a distributed build counts of it.
+struct ReadBacks {
+    int tables = 0;
+    double seconds = 0;
+
+    // Runs `read` (which reads one back) and counts it.
+    template <class F>
+    void count(F&& read) {
+        const auto start = std::chrono::steady_clock::now();
+        read();
+        seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        ++tables;
+    }
+    ReadBacks& operator+=(const ReadBacks& o) noexcept {
+        tables += o.tables;
+        seconds += o.seconds;
+        return *this;
+    }
+};
 
 // The .dtw table of canonical material m in `variant_dir`. Throws TableError.
 template <class V>

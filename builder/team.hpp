@@ -75,6 +75,12 @@ public:
     // Point to point, delivered in order between two members.
     virtual void send(int to, std::span<const std::byte> data) = 0;
     virtual std::vector<std::byte> receive(int from) = 0;
+
+    // The member's exchanges may run on another thread while the one that
+    // made the team works on (a level's stages, builder/solver/team_level.hpp):
+    // a team counts as time lost waiting for the others only its waits on
+    // that thread, and the `seconds` it waited there for the other thread.
+    virtual void waited(double /*seconds*/) {}
 };
 
 // The team of a build that runs as one process: every exchange is with itself.
@@ -156,6 +162,9 @@ struct TeamOptions {
     // whose predecessor updates are: they bound the messages and their memory.
     std::uint64_t lookup_positions = 1 << 20;
     std::uint64_t update_positions = 1 << 16;
+    // A level of whole pairs is solved in stages of at most this many of the
+    // member's positions, each stage's exchanges beside the next's solving.
+    std::uint64_t stage_positions = 1 << 18;
     // Whole pairs of at least this many positions are solved one at a time
     // with all threads (MaterialSolver::shared_pair_positions; tests lower it).
     std::uint64_t shared_pair_positions = 1 << 15;

@@ -70,7 +70,7 @@ public:
             const std::uint64_t last_block = (ranges.first(me + 1) + h.block_positions() - 1) >> h.block_shift;
             SolvedValues mine(s, h.positions_per_side, ranges.first(me), ranges.count(me));
             if (!from_others || mine.codes.empty() || !from_others(mine))
-                load_solved_values<V>(mine, file, loading, first_block, last_block);
+                read_back_.count([&] { load_solved_values<V>(mine, file, loading, first_block, last_block); });
             add_slot(s, std::move(ranges), std::move(mine));
         }
     }
@@ -94,6 +94,9 @@ public:
     std::uint16_t code(std::uint64_t w) const noexcept {
         return slots_[w >> position_bits].mine.code(w & position_mask);
     }
+
+    // The ranges of shared-out tables this member read back from their files.
+    const ReadBacks& read_back() const noexcept { return read_back_; }
 
     // Whether some material the solved one leads to is shared out.
     bool shares_successors() const noexcept { return slots_.size() > 1; }
@@ -136,6 +139,7 @@ private:
 
     std::vector<Slot> slots_;
     std::vector<Entry> entries_;
+    ReadBacks read_back_;
 };
 
 // Every member's range of `whole`, positions [first[j], first[j] + count[j])

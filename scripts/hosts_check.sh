@@ -118,14 +118,16 @@ chmod +x "$agent"
 say "$hosts hosts h0..h$((hosts - 1)) at $subnet.1-$hosts, bridge ${prefix}br"
 
 # mpiexec on host h0 (rank 0's), over the hosts of hostfile $1 with TCP
-# only. The daemons' keepalives let mpiexec notice a host it cannot reach
+# only, the ranks bound to no core: every host is this machine, where
+# binding each host's one rank to "its" first core would put them all on
+# the same core. The daemons' keepalives let mpiexec notice a host it cannot reach
 # 9 to 19 s after it went (Open MPI's default: 8 to 13 minutes); dtb's own
 # heartbeats (--rank-timeout 3) name the rank lost before that.
 mpi_on_hosts() {
   local file=$1 ranks; shift
   ranks=$(wc -l < "$file")
   ip netns exec "${prefix}h0" unshare --uts sh -c 'hostname h0; exec "$@"' sh \
-    mpiexec --hostfile "$file" -n "$ranks" --mca plm_rsh_agent "$agent" \
+    mpiexec --hostfile "$file" -n "$ranks" --bind-to none --mca plm_rsh_agent "$agent" \
     --mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include "$subnet.0/24" --mca oob_tcp_if_include "$subnet.0/24" \
     --mca oob_tcp_keepalive_time 10 --mca oob_tcp_keepalive_intvl 3 --mca oob_tcp_keepalive_probes 3 \
     "$@"

@@ -141,6 +141,8 @@ struct Holders {
 struct RankCounts {
     std::uint64_t materials_alone = 0, team_materials = 0, bytes_sent = 0, bytes_received = 0, peak_memory = 0;
     std::uint64_t table_parts_packed = 0, table_parts_sent_again = 0;
+    std::uint64_t tables_read_back = 0;
+    double read_back_seconds = 0;
     double working_seconds = 0, team_wait_seconds = 0, idle_seconds = 0, cpu_seconds = 0;
 };
 
@@ -224,6 +226,8 @@ public:
         counts_.table_parts_packed = exchange_.parts_packed();
         counts_.table_parts_sent_again = exchange_.parts_sent_again();
         counts_.team_wait_seconds = traffic_.wait_seconds;
+        counts_.tables_read_back = static_cast<std::uint64_t>(read_back_.tables);
+        counts_.read_back_seconds = read_back_.seconds;
         counts_.peak_memory = peak_resident_bytes();
         counts_.cpu_seconds = cpu_seconds();
         std::vector<RankCounts> all(session_.size);
@@ -234,7 +238,8 @@ public:
             const RankCounts& c = all[r];
             report_.ranks.push_back({r, c.materials_alone, c.team_materials, c.working_seconds, c.team_wait_seconds,
                                      c.idle_seconds, c.cpu_seconds, c.bytes_sent, c.bytes_received,
-                                     c.table_parts_packed, c.table_parts_sent_again, c.peak_memory});
+                                     c.table_parts_packed, c.table_parts_sent_again,
+                                     static_cast<int>(c.tables_read_back), c.read_back_seconds, c.peak_memory});
         }
         // The rule tables (--rules) after the plain ones, by rank 0 with its
         // threads while the other ranks end (docs/rules.md, "The build").
@@ -454,10 +459,20 @@ private:
         // Its capture positions answered from the tables it leads to that are here, or from their files.
         const TableFile file = open_dtw_table<V>(variant_dir_, s);
         const Prober<V> prober(o_.dir);
-        values = std::make_shared<const SolvedValues>(load_solved_values<V>(
-            file, Successors<V>(cache_.find_all(successors(s)), &prober), 0, file.header().block_count()));
+        ReadBacks read;
+        read.count([&] {
+            values = std::make_shared<const SolvedValues>(load_solved_values<V>(
+                file, Successors<V>(cache_.find_all(successors(s)), &prober), 0, file.header().block_count()));
+        });
+        count_read_back(read);
         cache_.keep(values);
         return values;
+    }
+
+    // Materials may be solved side by side on this rank.
+    void count_read_back(const ReadBacks& read) {
+        const std::lock_guard lock(read_back_mutex_);
+        read_back_ += read;
     }
 
     // A material solved by this rank alone, with the tables it leads to in
@@ -492,6 +507,7 @@ private:
         TableSources sources;
         sources.whole = [&](const Material& s) { return fetch(s, holders); };
         sources.range = [&](SolvedValues& into) { return fill(into, holders); };
+        sources.read_back = [&](const ReadBacks& read) { count_read_back(read); };
         std::optional<ManifestEntry> entry = solve_in_team<V>(mpi_team, o_, variant_dir_, m, &cache_, sources, hooks);
         if (entry) maybe_kill_after_write(m);
         MPI_Comm_free(&comm);
@@ -506,6 +522,8 @@ private:
     tbb::task_arena arena_;  // initialised by run()
     TeamTraffic traffic_;
     RankCounts counts_;
+    std::mutex read_back_mutex_;
+    ReadBacks read_back_;
     // Rank 0:
     std::unique_ptr<BuildPlan> plan_;
     std::unique_ptr<Progress> progress_;
@@ -531,9 +549,16 @@ std::optional<BuildReport> build_tables(const BuildOptions& options) {
         fail(fmt::format("srun started {} tasks but MPI sees only this one: start them with srun --mpi=pmix "
                          "(srun --mpi=list shows what this Slurm offers), or with mpiexec inside the allocation",
                          tasks));
+    BuildOptions o = options;
+    // DTB_TEST_STAGE_POSITIONS: a level of whole pairs in stages of so many
+    // positions a member, to see many stages on small materials.
+    if (const char* stage = std::getenv("DTB_TEST_STAGE_POSITIONS"); stage && *stage) {
+        o.team.stage_positions = std::strtoull(stage, nullptr, 10);
+        if (o.team.stage_positions == 0) fail("DTB_TEST_STAGE_POSITIONS must be a positive number of positions");
+    }
     try {
         return draughts::with_variant(
-            options.variant, [&]<class V>() { return DistributedBuild<V>(options, session).run(); }, true);
+            o.variant, [&]<class V>() { return DistributedBuild<V>(o, session).run(); }, true);
     } catch (const std::exception& e) {
         fail(e.what());
     }

@@ -62,7 +62,7 @@ void MpiTeam::all_to_all(std::span<const std::byte> data, std::span<const std::s
     MPI_Request request;
     check(MPI_Ialltoall(send_counts_.data(), 1, MPI_INT, receive_counts_.data(), 1, MPI_INT, comm_, &request),
           "MPI_Ialltoall");
-    traffic_.wait_seconds += wait_politely(request);
+    count_wait(wait_politely(request));
     into.offsets.assign(1, 0);
     for (int j = 0; j < size_; ++j) {
         receive_offsets_[j] = as_count(into.offsets.back());
@@ -72,7 +72,7 @@ void MpiTeam::all_to_all(std::span<const std::byte> data, std::span<const std::s
     check(MPI_Ialltoallv(data.data(), send_counts_.data(), send_offsets_.data(), MPI_BYTE, into.bytes.data(),
                          receive_counts_.data(), receive_offsets_.data(), MPI_BYTE, comm_, &request),
           "MPI_Ialltoallv");
-    traffic_.wait_seconds += wait_politely(request);
+    count_wait(wait_politely(request));
     traffic_.bytes_sent += at - counts[rank_];
     traffic_.bytes_received += into.offsets.back() - (into.offsets[rank_ + 1] - into.offsets[rank_]);
 }
@@ -87,7 +87,7 @@ void MpiTeam::all_gather(std::byte* data, std::span<const std::size_t> offsets, 
             const int n = as_count(std::min(piece, counts[j] - done));
             MPI_Request request;
             check(MPI_Ibcast(data + offsets[j] + done, n, MPI_BYTE, j, comm_, &request), "MPI_Ibcast");
-            traffic_.wait_seconds += wait_politely(request);
+            count_wait(wait_politely(request));
             if (j == rank_)
                 traffic_.bytes_sent += static_cast<std::size_t>(n) * static_cast<std::size_t>(size_ - 1);
             else
@@ -99,21 +99,21 @@ std::uint64_t MpiTeam::reduce(std::uint64_t value, MPI_Op op) {
     std::uint64_t result = 0;
     MPI_Request request;
     check(MPI_Iallreduce(&value, &result, 1, MPI_UINT64_T, op, comm_, &request), "MPI_Iallreduce");
-    traffic_.wait_seconds += wait_politely(request);
+    count_wait(wait_politely(request));
     return result;
 }
 
 void MpiTeam::send(int to, std::span<const std::byte> data) {
     MPI_Request request;
     check(MPI_Isend(data.data(), as_count(data.size()), MPI_BYTE, to, block_tag, comm_, &request), "MPI_Isend");
-    traffic_.wait_seconds += wait_politely(request);
+    count_wait(wait_politely(request));
     traffic_.bytes_sent += data.size();
 }
 
 std::vector<std::byte> MpiTeam::receive(int from) {
     const auto start = std::chrono::steady_clock::now();
     std::vector<std::byte> data = receive_whole<std::vector<std::byte>>(comm_, from, block_tag).second;
-    traffic_.wait_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    count_wait(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     traffic_.bytes_received += data.size();
     return data;
 }

@@ -72,15 +72,21 @@ public:
     std::uint64_t all_sum(std::uint64_t value) override { return reduce(value, MPI_SUM); }
     void send(int to, std::span<const std::byte> data) override;
     std::vector<std::byte> receive(int from) override;
+    void waited(double seconds) override { traffic_.wait_seconds += seconds; }
 
 private:
     std::uint64_t reduce(std::uint64_t value, MPI_Op op);
+    // Counts a wait of the thread that made the team (Team::waited()).
+    void count_wait(double seconds) {
+        if (std::this_thread::get_id() == owner_) traffic_.wait_seconds += seconds;
+    }
 
     MPI_Comm comm_;
     TeamTraffic& traffic_;
     std::vector<int> send_counts_, send_offsets_, receive_counts_, receive_offsets_;
     int rank_ = 0;
     int size_ = 1;
+    std::thread::id owner_ = std::this_thread::get_id();
 };
 
 }  // namespace dtb::mpi

@@ -10,13 +10,16 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <exception>
 #include <mutex>
 #include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -36,6 +39,43 @@
 #include "probe/table_format.hpp"
 
 namespace dtb {
+
+// Work on a thread of its own while the caller goes on: a team member's
+// exchanges beside its solving (TeamMember: the results and fetched blocks
+// of the stages next to the one being solved, a split queue's batch of
+// updates while the next is worked). Only that thread talks to the team
+// meanwhile, so the collectives keep their order. Its waits are polite
+// (MPI's tests with sleeps between), so it takes little processor time.
+class Background {
+public:
+    template <class F>
+    explicit Background(F&& f)
+        : thread_([this, f = std::forward<F>(f)]() mutable {
+              try {
+                  f();
+              } catch (...) {
+                  failure_ = std::current_exception();
+              }
+          }) {}
+    Background(const Background&) = delete;
+    Background& operator=(const Background&) = delete;
+    ~Background() {
+        if (thread_.joinable()) thread_.join();
+    }
+
+    // Waits for the work to end and rethrows what it threw; the seconds waited.
+    double wait() {
+        const auto start = std::chrono::steady_clock::now();
+        thread_.join();
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (failure_) std::rethrow_exception(failure_);
+        return seconds;
+    }
+
+private:
+    std::exception_ptr failure_;  // before thread_, which may set it as soon as it starts
+    std::thread thread_;
+};
 
 template <class V>
 class TeamMember {
@@ -93,12 +133,18 @@ private:
         int half(std::uint64_t king_placements) const noexcept { return first >= king_placements; }
     };
 
-    // Numbers the portions' work areas in order, and tells each portion of a
-    // split pair where its sibling (the member's share of the other half) is.
-    void place(std::vector<Portion>& portions) const {
+    // Numbers the portions' work areas in order, each stage's from a
+    // multiple of 64 (so that no word of capture marks is shared by two
+    // stages, one solved while the other's results are read), and tells each
+    // portion of a split pair where its sibling (the member's share of the
+    // other half) is. Returns the size of the work area.
+    std::uint64_t place(std::vector<Portion>& portions, const std::vector<std::size_t>& stage_first) const {
         const std::uint64_t K = space_.side(0).king_placements();
         std::uint64_t work = 0;
-        for (Portion& p : portions) {
+        for (std::size_t i = 0, stage = 0; i < portions.size(); ++i) {
+            Portion& p = portions[i];
+            while (stage_first[stage] < i) ++stage;
+            if (stage_first[stage] == i) work = (work + 63) / 64 * 64;
             p.work = std::exchange(work, work + p.count());
             const std::int64_t storage = static_cast<std::int64_t>(p.work) - static_cast<std::int64_t>(p.first);
             if (!p.split) {
@@ -118,6 +164,7 @@ private:
             b.storage_shift[0] = a.storage_shift[0];
             b.state_shift[0] = a.state_shift[0];
         }
+        return work;
     }
 
     // A run of positions whose lookups are made and answered together, in
@@ -159,7 +206,7 @@ private:
         const SolvedValues& store;
         const std::uint8_t* meta;  // by storage index: 0 without a capture, else the answers asked + 1
         const std::uint16_t* entries;
-        const SolvedValues* fetched;  // whole pairs' man moves (fetch_exit_blocks()), else null: asked
+        const SolvedValues* fetched;  // whole pairs' man moves (fetch_blocks()), else null: asked
         std::optional<Value> capture_value(const Layout& layout, std::uint64_t local, const Position&) {
             const std::uint64_t s = layout.storage(local);
             if (meta[s] == 0) return std::nullopt;
@@ -220,7 +267,7 @@ private:
             const ManExit& e = layout.man_exits[h][i];
             if (e.target & q.kings) continue;
             if (!e.promotes) {
-                if (fetched_exits) continue;  // fetched by blocks (fetch_exit_blocks())
+                if (fetched_exits) continue;  // fetched by blocks (fetch_blocks())
                 words.push_back(TeamTables<V>::word(
                     0, e.child(q.kings_of(draughts::Color::white), q.kings_of(draughts::Color::black))));
                 continue;
@@ -417,10 +464,11 @@ private:
     // the portions and their exits, a block an exit, not once for all the
     // member's exits that reach it: a block is reached from a few
     // configurations, which a big team deals to different members
-    // (docs/design.md). Portion p's first is at exit_first[p] * K, where
-    // layout_for_setup() points its man exits.
-    void fetch_exit_blocks(const std::vector<Portion>& portions) {
-        const int members = team_.size(), me = team_.rank();
+    // (docs/design.md). find_exits() lists the exits and makes room for
+    // their blocks; fetch_blocks() fetches those of portions [p0, p1), on
+    // every member at once (it may have none). Portion p's first block is at
+    // exit_first[p] * K, where layout_for_setup() points its man exits.
+    void find_exits(const std::vector<Portion>& portions) {
         const std::uint64_t K = space_.side(0).king_placements();
         // The exits' blocks, portion by portion, in slices of portions taken in parallel.
         const std::size_t slices = std::min<std::size_t>(portions.size(), 256);
@@ -443,8 +491,15 @@ private:
         std::vector<std::uint64_t>& exits = buffers_.exit_bases;
         exits.clear();
         for (const std::vector<std::uint64_t>& slice : bases) exits.insert(exits.end(), slice.begin(), slice.end());
+        buffers_.fetched.codes.resize(exits.size() * K);
+    }
+
+    void fetch_blocks(std::size_t p0, std::size_t p1) {
+        const int members = team_.size(), me = team_.rank();
+        const std::uint64_t K = space_.side(0).king_placements();
+        const std::vector<std::uint64_t>& exits = buffers_.exit_bases;
+        const std::size_t e0 = buffers_.exit_first[p0], e1 = buffers_.exit_first[p1];
         SolvedValues& fetched = buffers_.fetched;
-        fetched.codes.resize(exits.size() * K);
         // Items of at most lookup_positions positions (a block in `subs`),
         // taken in rounds; each asked of its homes in pieces, cut where the
         // homes change hands: f(where in `fetched`, first position, count, home).
@@ -453,8 +508,9 @@ private:
         const Ranges& homes = tables_.homes();
         auto for_each_piece = [&](std::size_t i0, std::size_t i1, auto&& f) {
             for (std::size_t i = i0; i < i1; ++i) {
-                const std::uint64_t first = exits[i / subs] + i % subs * L, end = first + item_size(i);
-                std::uint64_t at = i / subs * K + i % subs * L;
+                const std::size_t e = e0 + i / subs;
+                const std::uint64_t first = exits[e] + i % subs * L, end = first + item_size(i);
+                std::uint64_t at = e * K + i % subs * L;
                 for (std::uint64_t g = first; g < end;) {
                     const int j = homes.owner(g);
                     const std::uint64_t last = std::min(end, homes.first(j + 1));
@@ -467,7 +523,7 @@ private:
         const SolvedValues& home = tables_.home();
         Mailbox<std::byte>& requests = buffers_.questions;
         Mailbox<std::uint16_t>& answers = buffers_.answers;
-        in_rounds(exits.size() * subs, item_size, [&](std::size_t i0, std::size_t i1) {
+        in_rounds((e1 - e0) * subs, item_size, [&](std::size_t i0, std::size_t i1) {
             std::vector<WordCoding> starts(members), counts(members);
             for_each_piece(i0, i1, [&](std::uint64_t at, std::uint64_t g, std::uint64_t count, int j) {
                 if (j == me) {
@@ -505,7 +561,7 @@ private:
 
     // The layout portion p is set up with: when its man moves' values were
     // fetched, each man exit's base points at its block in `fetched` (the
-    // children's configurations, found once by fetch_exit_blocks(), are not
+    // children's configurations, found once by find_exits(), are not
     // worked out again); when they are answers (`asks`), they are not needed.
     Layout layout_for_setup(const std::vector<Portion>& portions, std::size_t p, bool fetches, bool asks) const {
         Layout layout = layout_in_work(portions[p], fetches || asks ? Needs::exits : Needs::all);
@@ -527,7 +583,8 @@ private:
     // the codes, the capture marks (one byte per 8 positions). A pair of men
     // only is a record of one position a half, so a fixed header of 16 bytes
     // would be most of what its results cost.
-    void send_home(const std::vector<Portion>& portions, const SolvedValues& work) {
+    // Portions [p0, p1) only, on every member at once (it may have none).
+    void send_home(const std::vector<Portion>& portions, std::size_t p0, std::size_t p1, const SolvedValues& work) {
         const int members = team_.size();
         const Ranges& homes = tables_.homes();
         // Rounds of at most lookup_positions positions, as many for every
@@ -537,7 +594,7 @@ private:
             std::uint64_t first, last;
         };
         std::vector<Piece> pieces;
-        for (std::size_t p = 0; p < portions.size(); ++p)
+        for (std::size_t p = p0; p < p1; ++p)
             for (std::uint64_t f = portions[p].first; f < portions[p].last; f += options_.lookup_positions)
                 pieces.push_back({p, f, std::min<std::uint64_t>(portions[p].last, f + options_.lookup_positions)});
         Mailbox<std::byte>& mail = buffers_.results;
@@ -622,15 +679,43 @@ private:
         // Each thread's updates for the other members, kept from batch to batch.
         tbb::enumerable_thread_specific<std::vector<std::vector<std::uint32_t>>> outboxes(
             [&] { return std::vector<std::vector<std::uint32_t>>(members); });
-        Mailbox<std::uint32_t>& mail = buffers_.updates;
-        std::vector<std::uint32_t>& sent = buffers_.told;
-        std::vector<std::size_t> counts(members);
+        // A batch's updates cross on another thread while the member applies
+        // those of the batch before and propagates the next: two of each
+        // buffer, batch b's in [b % 2]. Updates of one distance may be told
+        // in any order (each settles or counts down a predecessor).
+        std::array<Mailbox<std::uint32_t>*, 2> mail{&buffers_.updates[0], &buffers_.updates[1]};
+        std::array<std::vector<std::uint32_t>*, 2> sent{&buffers_.told[0], &buffers_.told[1]};
+        std::array<std::vector<std::size_t>, 2> counts{std::vector<std::size_t>(members),
+                                                       std::vector<std::size_t>(members)};
+        const auto apply = [&](const Mailbox<std::uint32_t>& from, std::uint64_t d) {
+            for (int j = 0; j < members; ++j) {
+                const std::span<const std::uint32_t> told = from.from(j);
+                run_chunks(static_cast<std::uint32_t>(told.size()), buckets,
+                           [&](std::uint32_t f, std::uint32_t l, Pushes& pushes) {
+                               // In groups whose states are prefetched first, as in propagate().
+                               constexpr std::uint32_t group = 64;
+                               std::array<std::uint16_t*, group> codes;
+                               for (std::uint32_t x = f; x < l; x += group) {
+                                   const std::uint32_t n = std::min(group, l - x);
+                                   for (std::uint32_t y = 0; y < n; ++y) {
+                                       const auto [layout, local] = locate(told[x + y]);
+                                       codes[y] = &work.code(layout->storage(local));
+                                       __builtin_prefetch(states.state + told[x + y], 1);
+                                   }
+                                   for (std::uint32_t y = 0; y < n; ++y)
+                                       PairQueue<V>::tell([&]() -> std::uint16_t& { return *codes[y]; }, told[x + y],
+                                                          static_cast<std::uint32_t>(d), states, pushes);
+                               }
+                           });
+            }
+        };
         for (std::uint64_t d = next(none); d != none; d = next(d)) {
             // d is the team's next distance: this member may have nothing at it.
             const std::vector<std::uint32_t> bucket = d < buckets.size() ? std::exchange(buckets[d], {})
                                                                          : std::vector<std::uint32_t>{};
             const std::uint64_t batch = options_.update_positions;
             const std::uint64_t batches = team_.all_max((bucket.size() + batch - 1) / batch);
+            std::optional<Background> crossing;  // batch b - 1's updates
             for (std::uint64_t b = 0; b < batches; ++b) {
                 const std::size_t from = std::min<std::size_t>(bucket.size(), b * batch);
                 const std::span<const std::uint32_t> entries =
@@ -650,40 +735,27 @@ private:
                                          locate, away);
                            });
                 // Into one buffer in member order, then to the members.
-                std::fill(counts.begin(), counts.end(), 0);
+                const std::size_t x = b % 2;
+                std::fill(counts[x].begin(), counts[x].end(), 0);
                 for (const auto& outbox : outboxes)
-                    for (int j = 0; j < members; ++j) counts[j] += outbox[j].size();
+                    for (int j = 0; j < members; ++j) counts[x][j] += outbox[j].size();
                 std::size_t total = 0;
-                for (int j = 0; j < members; ++j) total += counts[j];
-                sent.resize(total);
+                for (int j = 0; j < members; ++j) total += counts[x][j];
+                sent[x]->resize(total);
                 std::size_t at = 0;
                 for (int j = 0; j < members; ++j)
                     for (auto& outbox : outboxes) {
-                        std::copy(outbox[j].begin(), outbox[j].end(), sent.begin() + static_cast<std::ptrdiff_t>(at));
+                        std::copy(outbox[j].begin(), outbox[j].end(), sent[x]->begin() + static_cast<std::ptrdiff_t>(at));
                         at += outbox[j].size();
                         outbox[j].clear();
                     }
-                mail.send(team_, sent, counts);
-                for (int j = 0; j < members; ++j) {
-                    const std::span<const std::uint32_t> told = mail.from(j);
-                    run_chunks(static_cast<std::uint32_t>(told.size()), buckets,
-                               [&](std::uint32_t f, std::uint32_t l, Pushes& pushes) {
-                                   // In groups whose states are prefetched first, as in propagate().
-                                   constexpr std::uint32_t group = 64;
-                                   std::array<std::uint16_t*, group> codes;
-                                   for (std::uint32_t x = f; x < l; x += group) {
-                                       const std::uint32_t n = std::min(group, l - x);
-                                       for (std::uint32_t y = 0; y < n; ++y) {
-                                           const auto [layout, local] = locate(told[x + y]);
-                                           codes[y] = &work.code(layout->storage(local));
-                                           __builtin_prefetch(states.state + told[x + y], 1);
-                                       }
-                                       for (std::uint32_t y = 0; y < n; ++y)
-                                           PairQueue<V>::tell([&]() -> std::uint16_t& { return *codes[y]; }, told[x + y],
-                                                              static_cast<std::uint32_t>(d), states, pushes);
-                                   }
-                               });
-                }
+                if (crossing) team_.waited(crossing->wait());
+                crossing.emplace([&, x] { mail[x]->send(team_, *sent[x], counts[x]); });
+                if (b > 0) apply(*mail[1 - x], d);
+            }
+            if (crossing) {
+                team_.waited(crossing->wait());
+                apply(*mail[(batches - 1) % 2], d);
             }
         }
     }
@@ -742,24 +814,45 @@ private:
         std::stable_partition(portions.begin(), portions.end(), [&](const Portion& p) {
             return !p.split && p.count() < big;
         });
-        place(portions);
-        work = 0;
-        for (const Portion& p : portions) work += p.count();
+        // A level of whole pairs is solved in stages of at most
+        // stage_positions positions (a bigger pair a stage of its own):
+        // while one stage is solved, another thread sends the results of the
+        // stage before to their homes and fetches the man moves' blocks of
+        // the stage after, so that the exchanges cross while the member works
+        // (docs/design.md, "A level in stages"). A split level is one stage.
+        std::vector<std::size_t> stage_first{0};
+        if (!split) {
+            std::uint64_t n = 0;
+            for (std::size_t p = 0; p < portions.size(); ++p) {
+                if (n > 0 && n + portions[p].count() > options_.stage_positions) {
+                    stage_first.push_back(p);
+                    n = 0;
+                }
+                n += portions[p].count();
+            }
+        }
+        stage_first.push_back(portions.size());
+        work = place(portions, stage_first);
+        // Chunks within a stage: small whole pairs several to a chunk, big
+        // pairs and the shares of split pairs in slices.
         constexpr std::uint32_t slice = 4096;
         std::vector<Chunk> chunks;
-        std::size_t small = 0;
-        while (small < portions.size() && !portions[small].split && portions[small].count() < big) {
-            std::size_t end = small;
-            std::uint64_t n = 0;
-            while (end < portions.size() && !portions[end].split && portions[end].count() < big &&
-                   n < slice)
-                n += portions[end++].count();
-            chunks.push_back({small, end, 0, 0, nullptr});
-            small = end;
+        std::vector<std::size_t> stage_chunks{0};
+        for (std::size_t st = 0; st + 1 < stage_first.size(); ++st) {
+            std::size_t p = stage_first[st];
+            const std::size_t end = stage_first[st + 1];
+            while (p < end && !portions[p].split && portions[p].count() < big) {
+                std::size_t q = p;
+                std::uint64_t n = 0;
+                while (q < end && !portions[q].split && portions[q].count() < big && n < slice) n += portions[q++].count();
+                chunks.push_back({p, q, 0, 0, nullptr});
+                p = q;
+            }
+            for (; p < end; ++p)
+                for (std::uint64_t f = portions[p].first; f < portions[p].last; f += slice)
+                    chunks.push_back({p, p + 1, f, std::min<std::uint64_t>(portions[p].last, f + slice), nullptr});
+            stage_chunks.push_back(chunks.size());
         }
-        for (std::size_t p = small; p < portions.size(); ++p)
-            for (std::uint64_t f = portions[p].first; f < portions[p].last; f += slice)
-                chunks.push_back({p, p + 1, f, std::min<std::uint64_t>(portions[p].last, f + slice), nullptr});
 
         SolvedValues& store = buffers_.work;
         store.material = space_.material();
@@ -777,7 +870,7 @@ private:
         std::vector<std::uint8_t>& meta = buffers_.meta;
         std::vector<std::vector<std::uint16_t>>& entries = buffers_.entries;
         meta.resize(asks ? work : 0);  // ask() writes every position's
-        if (fetches) fetch_exit_blocks(portions);
+        if (fetches) find_exits(portions);
         if (asks) look_up(store, chunks, portions, meta, fetches, entries);
         const SolvedValues& fetched = buffers_.fetched;
         // The values of a chunk's positions from outside their pairs.
@@ -791,14 +884,35 @@ private:
             }
         };
 
-        // Small whole pairs, a chunk per task.
-        std::size_t c = 0;
-        const std::size_t small_chunks = std::find_if(chunks.begin(), chunks.end(), [&](const Chunk& ch) {
-                                             return ch.p0 >= small;
-                                         }) - chunks.begin();
-        {
+        if (split) {
+            // The shares of split pairs, in step with the team.
+            std::uint64_t lock_size = 0;
+            for (const Portion& p : portions) lock_size += p.count();
+            std::vector<std::uint8_t>& lock = buffers_.lock;
+            lock.assign(lock_size, 0);
+            Buckets buckets;
+            const PairStates<true> states{lock.data()};
+            initialise_chunks(store, chunks, 0, chunks.size(), with_source, states, buckets,
+                              [&](std::size_t p) { return layout_for_setup(portions, p, fetches, asks); },
+                              [](const Layout& l, std::uint64_t local, const Position&) { return l.state(local); });
+            run_split_queue(store, portions, 0, lock, buckets);
+            std::uint32_t max_code = 0;
+            for (const Portion& p : portions)
+                max_code = std::max(max_code, PairQueue<V>::finish(store, layout_in_work(p), p.first, p.last, lock.data()));
+            max_code_.note(max_code);
+            report(lock_size);
+            send_home(portions, 0, portions.size(), store);
+            return;
+        }
+
+        // Stage st of whole pairs: small pairs a chunk per task, then big
+        // pairs one at a time with all threads.
+        auto solve_stage = [&](std::size_t st) {
+            const std::size_t c0 = stage_chunks[st], c1 = stage_chunks[st + 1];
+            std::size_t c = c0;
+            while (c < c1 && portions[chunks[c].p0].count() < big) ++c;
             tbb::enumerable_thread_specific<PairScratch> scratches;
-            tbb::parallel_for(std::size_t{0}, small_chunks, [&](std::size_t i) {
+            tbb::parallel_for(c0, c, [&](std::size_t i) {
                 PairScratch& scratch = scratches.local();
                 std::uint64_t positions = 0;
                 with_source(chunks[i], [&](auto& source) {
@@ -810,46 +924,40 @@ private:
                 });
                 report(positions);
             });
-            c = small_chunks;
+            while (c < c1) {
+                const std::size_t p = chunks[c].p0, first = c;
+                while (c < c1 && chunks[c].p0 == p) ++c;
+                const Layout layout = layout_for_setup(portions, p, fetches, asks);
+                PairScratch scratch;
+                max_code_.note(queue_.solve_shared(store, layout, portions[p].count(), scratch,
+                                                   [&](const auto& order, const PairStates<true>& states, Buckets& buckets) {
+                                                       initialise_chunks(store, chunks, first, c, with_source, states,
+                                                                         buckets, [&](std::size_t) { return layout; },
+                                                                         [&](const Layout& l, std::uint64_t local,
+                                                                             const Position& q) {
+                                                                             return order.state(l, local, q);
+                                                                         });
+                                                   }));
+                report(portions[p].count());
+            }
+        };
+        // The team's stages: as many on every member (the last ones empty on a member with fewer).
+        const std::size_t mine = stage_first.size() - 1;
+        const std::size_t stages = team_.all_max(mine);
+        const auto first_of = [&](std::size_t st) { return stage_first[std::min(st, mine)]; };
+        const auto fetch = [&](std::size_t st) {
+            if (fetches) fetch_blocks(first_of(st), first_of(st + 1));
+        };
+        fetch(0);
+        for (std::size_t st = 0; st < stages; ++st) {
+            Background exchanges([&] {
+                if (st > 0) send_home(portions, first_of(st - 1), first_of(st), store);
+                if (st + 1 < stages) fetch(st + 1);
+            });
+            if (st < mine) solve_stage(st);
+            team_.waited(exchanges.wait());
         }
-        // Big whole pairs, one at a time with all threads.
-        std::size_t first_split = small;
-        while (first_split < portions.size() && !portions[first_split].split) ++first_split;
-        for (std::size_t p = small; p < first_split; ++p) {
-            const std::size_t c0 = c;
-            while (c < chunks.size() && chunks[c].p0 == p) ++c;
-            const Layout layout = layout_for_setup(portions, p, fetches, asks);
-            PairScratch scratch;
-            max_code_.note(queue_.solve_shared(store, layout, portions[p].count(), scratch,
-                                     [&](const auto& order, const PairStates<true>& states, Buckets& buckets) {
-                                         initialise_chunks(store, chunks, c0, c, with_source, states, buckets,
-                                                           [&](std::size_t) { return layout; },
-                                                           [&](const Layout& l, std::uint64_t local, const Position& q) {
-                                                               return order.state(l, local, q);
-                                                           });
-                                     }));
-            report(portions[p].count());
-        }
-        // The shares of split pairs, in step with the team.
-        if (split) {
-            std::uint64_t lock_size = 0;
-            for (std::size_t p = first_split; p < portions.size(); ++p) lock_size += portions[p].count();
-            std::vector<std::uint8_t>& lock = buffers_.lock;
-            lock.assign(lock_size, 0);
-            Buckets buckets;
-            const PairStates<true> states{lock.data()};
-            initialise_chunks(store, chunks, c, chunks.size(), with_source, states, buckets,
-                              [&](std::size_t p) { return layout_for_setup(portions, p, fetches, asks); },
-                              [](const Layout& l, std::uint64_t local, const Position&) { return l.state(local); });
-            run_split_queue(store, portions, first_split, lock, buckets);
-            std::uint32_t max_code = 0;
-            for (std::size_t p = first_split; p < portions.size(); ++p)
-                max_code = std::max(max_code, PairQueue<V>::finish(store, layout_in_work(portions[p]),
-                                                     portions[p].first, portions[p].last, lock.data()));
-            max_code_.note(max_code);
-            report(lock_size);
-        }
-        send_home(portions, store);
+        send_home(portions, first_of(stages - 1), first_of(stages), store);
     }
 
     // Sets up the positions of chunks [c0, c1) (each one portion's slice) in
@@ -883,13 +991,13 @@ private:
             : questions(members),
               answers(members),
               results(members),
-              updates(members),
+              updates{Mailbox<std::uint32_t>(members), Mailbox<std::uint32_t>(members)},
               question_first(members),
               question_bytes(members) {}
         Mailbox<std::byte> questions;
         Mailbox<std::uint16_t> answers;
         Mailbox<std::byte> results;
-        Mailbox<std::uint32_t> updates;
+        std::array<Mailbox<std::uint32_t>, 2> updates;  // a split queue's batches, two crossing in turn
         std::vector<std::vector<std::uint64_t>> words;  // per chunk of a round, in the order asked
         std::vector<std::vector<std::size_t>> start;    // per chunk and member: where its questions start
         std::vector<std::vector<std::vector<std::byte>>> coded;  // per chunk of a round and member: its questions
@@ -897,13 +1005,13 @@ private:
         // Per member: where the chunks of its questions start, in the answers and in its bytes.
         std::vector<std::vector<std::size_t>> question_first, question_bytes;
         std::vector<std::uint16_t> replies;
-        std::vector<std::uint32_t> told;
+        std::array<std::vector<std::uint32_t>, 2> told;
         SolvedValues work;                                // the codes of the level's positions
         std::vector<std::uint8_t> meta, lock;
         std::vector<std::vector<std::uint16_t>> entries;  // the answers, a buffer per round
         std::vector<std::uint64_t> exit_first;            // each portion's first block fetched
         std::vector<std::uint64_t> exit_bases;            // the blocks fetched, in order
-        SolvedValues fetched;                             // the blocks' codes (fetch_exit_blocks())
+        SolvedValues fetched;                             // the blocks' codes (fetch_blocks())
     };
 
     const PairSpace<V>& space_;

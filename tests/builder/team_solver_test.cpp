@@ -127,11 +127,13 @@ TeamOptions split_everything() {
     return o;
 }
 
-// Whole pairs shared out (the default when a level has many).
+// Whole pairs shared out (the default when a level has many), a level in
+// many stages.
 TeamOptions whole_pairs() {
     TeamOptions o;
     o.configurations_per_member = 1;
     o.lookup_positions = 5000;
+    o.stage_positions = 2000;
     return o;
 }
 

@@ -67,11 +67,24 @@ set(dir ${work}/small-parts)
 mpi_run(3 0 build --variant brazilian --pieces 4 --dir ${dir} --team-positions 30000)
 same_tables(brazilian ${work}/ref1 ${dir})
 foreach(r 0 1 2)
-  if(NOT out MATCHES "rank ${r} [^\n]*; table parts packed [0-9]+, sent again [0-9]+; peak memory")
+  if(NOT out MATCHES "rank ${r} [^\n]*; table parts packed [0-9]+, sent again [0-9]+; tables read back from their files [0-9]+ \\([0-9.]+ s\\); peak memory")
     message(FATAL_ERROR "expected rank ${r}'s table parts packed and sent again in: ${out}")
   endif()
 endforeach()
 unset(ENV{DTB_TEST_PART_POSITIONS})
+
+# Every material on a team of 2 (DTB_TEST_LARGEST_TEAMS), its levels of
+# whole pairs in stages of 512 positions a member (DTB_TEST_STAGE_POSITIONS):
+# many stages, each one's results and fetched blocks crossing while the next
+# is solved; the same tables.
+set(ENV{DTB_TEST_LARGEST_TEAMS} 1)
+set(ENV{DTB_TEST_STAGE_POSITIONS} 512)
+set(dir ${work}/stages)
+mpi_run(2 0 build --variant brazilian --pieces 4 --dir ${dir} --team-positions 1)
+expect_in("${out}" "rank 0   0 alone, 23 in teams")
+same_tables(brazilian ${work}/ref1 ${dir})
+unset(ENV{DTB_TEST_LARGEST_TEAMS})
+unset(ENV{DTB_TEST_STAGE_POSITIONS})
 
 # With the rule tables (--rules): the same .rul files as one process makes.
 run(0 build --variant brazilian --pieces 4 --dir ${work}/rules-one --rules)
