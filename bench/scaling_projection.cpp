@@ -456,6 +456,8 @@ int main(int argc, char** argv) {
     app.add_option("--pack-gbps", m.pack_gbps, "GB of a table's codes a thread packs a second (measured; 0: raw)");
     app.add_option("--unpack-gbps", m.unpack_gbps, "GB a thread unpacks a second (measured)");
     app.add_option("--packed-once", m.packed_once, "a holder packs a table's part once for all askers (as dtb)");
+    app.add_option("--split-update-share", m.split_update_share,
+                   "of a split level's bytes, the part that is predecessor updates (measured)");
     app.add_option("--stages", m.stages,
                    "levels of whole pairs with kings solved in stages, each stage's exchanges beside the next's "
                    "solving, and split levels' updates crossing beside the next batch's work (as dtb)");
