@@ -104,7 +104,9 @@ private:
         std::uint32_t max_code;
         std::shared_ptr<const SolvedValues> values;  // or
         std::unique_ptr<PackedRange> packed;
-        bool whole() const noexcept { return first == 0 && count == static_cast<std::uint64_t>(sides_of(material)) * per_side; }
+        bool whole() const noexcept {
+            return first == 0 && count == static_cast<std::uint64_t>(sides_of(material)) * per_side;
+        }
         std::uint64_t bytes() const noexcept {
             return values ? values->bytes() : packed->bytes.size() + 8 * packed->frame_bytes.size();
         }

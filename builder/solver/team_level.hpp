@@ -745,7 +745,8 @@ private:
                 std::size_t at = 0;
                 for (int j = 0; j < members; ++j)
                     for (auto& outbox : outboxes) {
-                        std::copy(outbox[j].begin(), outbox[j].end(), sent[x]->begin() + static_cast<std::ptrdiff_t>(at));
+                        std::copy(outbox[j].begin(), outbox[j].end(),
+                                  sent[x]->begin() + static_cast<std::ptrdiff_t>(at));
                         at += outbox[j].size();
                         outbox[j].clear();
                     }
@@ -844,7 +845,8 @@ private:
             while (p < end && !portions[p].split && portions[p].count() < big) {
                 std::size_t q = p;
                 std::uint64_t n = 0;
-                while (q < end && !portions[q].split && portions[q].count() < big && n < slice) n += portions[q++].count();
+                while (q < end && !portions[q].split && portions[q].count() < big && n < slice)
+                    n += portions[q++].count();
                 chunks.push_back({p, q, 0, 0, nullptr});
                 p = q;
             }
@@ -898,7 +900,8 @@ private:
             run_split_queue(store, portions, 0, lock, buckets);
             std::uint32_t max_code = 0;
             for (const Portion& p : portions)
-                max_code = std::max(max_code, PairQueue<V>::finish(store, layout_in_work(p), p.first, p.last, lock.data()));
+                max_code = std::max(max_code,
+                                    PairQueue<V>::finish(store, layout_in_work(p), p.first, p.last, lock.data()));
             max_code_.note(max_code);
             report(lock_size);
             send_home(portions, 0, portions.size(), store);
@@ -929,15 +932,14 @@ private:
                 while (c < c1 && chunks[c].p0 == p) ++c;
                 const Layout layout = layout_for_setup(portions, p, fetches, asks);
                 PairScratch scratch;
-                max_code_.note(queue_.solve_shared(store, layout, portions[p].count(), scratch,
-                                                   [&](const auto& order, const PairStates<true>& states, Buckets& buckets) {
-                                                       initialise_chunks(store, chunks, first, c, with_source, states,
-                                                                         buckets, [&](std::size_t) { return layout; },
-                                                                         [&](const Layout& l, std::uint64_t local,
-                                                                             const Position& q) {
-                                                                             return order.state(l, local, q);
-                                                                         });
-                                                   }));
+                const auto set_up = [&](const auto& order, const PairStates<true>& states, Buckets& buckets) {
+                    initialise_chunks(store, chunks, first, c, with_source, states, buckets,
+                                      [&](std::size_t) { return layout; },
+                                      [&](const Layout& l, std::uint64_t local, const Position& q) {
+                                          return order.state(l, local, q);
+                                      });
+                };
+                max_code_.note(queue_.solve_shared(store, layout, portions[p].count(), scratch, set_up));
                 report(portions[p].count());
             }
         };

@@ -17,7 +17,8 @@ namespace {
 std::shared_ptr<const SolvedValues> table(const char* name, std::uint64_t first = 0, std::uint64_t count = 0) {
     const Material m = Material::parse(name);
     const std::uint64_t per_side = 50000;
-    auto v = count ? std::make_shared<SolvedValues>(m, per_side, first, count) : std::make_shared<SolvedValues>(m, per_side);
+    auto v = count ? std::make_shared<SolvedValues>(m, per_side, first, count)
+                   : std::make_shared<SolvedValues>(m, per_side);
     for (std::uint64_t i = 0; i < v->codes.size(); ++i) {
         v->codes[i] = static_cast<std::uint16_t>(i / 300 % 40 + (i % 1000 == 0 ? 900 : 0));
         if ((v->first + i) % 7 == 0) v->mark_capture(v->first + i);
