@@ -81,7 +81,8 @@ struct TableSources {
     // Fills `into` (a range of its table, from a multiple of 64) from others;
     // false if they lack some of it.
     std::function<bool(SolvedValues& into)> range;
-    // Told what this member read back from the files (may be empty).
+    // Told what this member read back from the files (may be empty); a
+    // table the team reads together counts its sharing among the members.
     std::function<void(const ReadBacks&)> read_back;
 };
 

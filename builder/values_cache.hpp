@@ -16,7 +16,6 @@
 #include <list>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <vector>
 
 #include <tbb/task_arena.h>

@@ -241,7 +241,7 @@ public:
             report_.ranks.push_back({r, c.materials_alone, c.team_materials, c.working_seconds, c.team_wait_seconds,
                                      c.idle_seconds, c.cpu_seconds, c.bytes_sent, c.bytes_received,
                                      c.table_parts_packed, c.table_parts_sent_again,
-                                     static_cast<int>(c.tables_read_back), c.read_back_seconds, c.kept_packed,
+                                     c.tables_read_back, c.read_back_seconds, c.kept_packed,
                                      c.kept_unpacked, c.peak_memory});
         }
         // The rule tables (--rules) after the plain ones, by rank 0 with its
