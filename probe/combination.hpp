@@ -347,6 +347,29 @@ inline B unrank_compressed(std::uint64_t r, int k) noexcept {
     }
 }
 
+// The next larger set of as many compressed positions as c (not empty),
+// which is the next in rank order: a few bit operations, not an unrank.
+template <class B>
+[[gnu::always_inline]] inline B next_compressed(B c) noexcept {
+    const B t = c | (c - 1);
+    return (t + 1) | (((~t & (t + 1)) - 1) >> (draughts::lowest_bit(c) + 1));
+}
+
+// The number of groups of as many pieces as `group` among the squares
+// `available` that come before it in rank (colexicographic) order; `group`
+// may stand on squares not available. rank(group, available) when it does not.
+template <class B>
+inline std::uint64_t rank_below(B group, B available) noexcept {
+    std::uint64_t r = 0;
+    for (int i = draughts::popcount(group); i > 0; --i) {
+        const B top = draughts::bit<B>(draughts::highest_bit(group));
+        r += binomials.value[i][draughts::popcount(available & (top - 1))];
+        if (!(available & top)) break;  // no group among `available` shares it: those below are all counted
+        group ^= top;
+    }
+    return r;
+}
+
 // The k pieces of rank r among the squares `available`.
 template <class B>
 inline B unrank(std::uint64_t r, int k, B available) noexcept {

@@ -161,23 +161,18 @@ public:
         // To the next placement; the caller stops at the last.
         [[gnu::always_inline]] void next() noexcept {
             if (black_count_ > 0) {
-                black_ = next_set(black_);
+                black_ = combination::next_compressed(black_);
                 if (black_ < black_end_) {
                     black_kings_ = draughts::deposit_bits(black_, free_ & ~white_kings_);
                     return;
                 }
             }
             black_ = (Bitboard{1} << black_count_) - 1;
-            white_ = next_set(white_);
+            white_ = combination::next_compressed(white_);
             place();
         }
 
     private:
-        // The next larger number with as many bits set (c not zero).
-        static Bitboard next_set(Bitboard c) noexcept {
-            const Bitboard t = c | (c - 1);
-            return (t + 1) | (((~t & (t + 1)) - 1) >> (draughts::lowest_bit(c) + 1));
-        }
         [[gnu::always_inline]] void place() noexcept {
             white_kings_ = draughts::deposit_bits(white_, free_);
             black_kings_ = draughts::deposit_bits(black_, free_ & ~white_kings_);

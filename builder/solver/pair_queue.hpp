@@ -4,9 +4,9 @@
 // reaches zero loses at the larger of d + 1 and its slowest exit loss; what
 // is never settled is a draw. The same queue serves a pair solved by one
 // thread, by all threads (atomic state, its states in block order:
-// PairSpace::BlockOrder), and a pair split over a team
-// (builder/solver/team_level.hpp), which tells the predecessors other
-// members hold through `away`.
+// PairSpace::BlockOrder), and a pair split over a team in block order
+// (builder/solver/team_level.hpp), whose members tell groups of positions'
+// predecessors with tell_group().
 #pragma once
 
 #include <algorithm>
@@ -38,54 +38,73 @@ public:
 
     explicit PairQueue(const PairSpace<V>& space) : space_(space) {}
 
-    // Tells the predecessors of `entries` (state indices of positions settled
-    // at `distance`). `locate(entry)` gives an entry's layout and local
-    // position; `away(layout, local)` takes a predecessor that another member
-    // holds (and returns true) or leaves it (false). The entries are taken in
-    // groups of 64: the predecessors of a whole group are listed and their
-    // states prefetched before any is touched, so that in a large pair the
-    // random accesses overlap instead of waiting in turn (they dominate the
-    // time otherwise). Their codes are not: a predecessor's code is read or
-    // written only when the tell settles it, about once per position against
-    // one tell per king move, and prefetching them all filled the
-    // processor's outstanding misses with lines mostly never used.
-    template <bool Shared, class Push, class Locate, class Away>
-    void propagate(SolvedValues& store, std::span<const std::uint32_t> entries, std::uint32_t distance,
-                   const PairStates<Shared>& states, Push& push, Locate&& locate, Away&& away) const {
+    // Tells the predecessors of `entries` (local positions of the layout,
+    // which are its state indices, settled at `distance`), in the table's
+    // order. The entries are taken in groups of 64: the predecessors of a
+    // whole group are listed and their states prefetched before any is
+    // touched, so that in a large pair the random accesses overlap instead
+    // of waiting in turn (they dominate the time otherwise). Their codes are
+    // not: a predecessor's code is read or written only when the tell
+    // settles it, about once per position against one tell per king move,
+    // and prefetching them all filled the processor's outstanding misses
+    // with lines mostly never used.
+    template <class Push>
+    void propagate(SolvedValues& store, const Layout& layout, std::span<const std::uint32_t> entries,
+                   std::uint32_t distance, const PairStates<false>& states, Push& push) const {
         constexpr std::size_t group = 64;
         thread_local std::vector<std::uint64_t> predecessors;
-        std::array<std::uint32_t, group + 1> first;  // not zeroed: a call can be for one entry
-        std::array<const Layout*, group> layouts;
         for (std::size_t i = 0; i < entries.size(); i += group) {
             const std::size_t n = std::min(group, entries.size() - i);
             for (std::size_t j = i + group; j < std::min(i + 2 * group, entries.size()); ++j)
                 __builtin_prefetch(states.state + entries[j], 1);
             predecessors.clear();
-            for (std::size_t j = 0; j < n; ++j) {
-                first[j] = static_cast<std::uint32_t>(predecessors.size());
+            for (std::size_t j = i; j < i + n; ++j) {
                 // Settled in an earlier bucket too (a win exit and a quicker
-                // win by a king move): told then. A bucket lists a position
-                // once (tell()), so this needs no atomic exchange.
-                if (states.load(entries[i + j]) == done) continue;
-                states.store(entries[i + j], done);
-                const auto located = locate(entries[i + j]);  // (clang 14 lambdas take no structured bindings)
-                const Layout* layout = located.first;
-                const std::uint64_t local = located.second;
-                layouts[j] = layout;
-                space_.for_each_predecessor(*layout, local, [&](std::uint64_t pred) {
-                    if (away(*layout, pred)) return;
+                // win by a king move): told then.
+                if (states.load(entries[j]) == done) continue;
+                states.store(entries[j], done);
+                space_.for_each_predecessor(layout, entries[j], [&](std::uint64_t pred) {
                     predecessors.push_back(pred);
-                    __builtin_prefetch(states.state + layout->state(pred), 1);
+                    __builtin_prefetch(states.state + layout.state(pred), 1);
                 });
             }
-            first[n] = static_cast<std::uint32_t>(predecessors.size());
-            for (std::size_t j = 0; j < n; ++j)
-                for (std::uint32_t k = first[j]; k < first[j + 1]; ++k) {
-                    const std::uint64_t pred = predecessors[k];
-                    tell([&]() -> std::uint16_t& { return store.code(layouts[j]->storage(pred)); },
-                         layouts[j]->state(pred), distance, states, push);
-                }
+            for (const std::uint64_t pred : predecessors)
+                tell([&]() -> std::uint16_t& { return store.code(layout.storage(pred)); }, layout.state(pred),
+                     distance, states, push);
         }
+    }
+
+    // Tells the predecessors of a group of at most 64 positions settled at
+    // `distance`, with all threads (atomic state): list(j, add) calls
+    // add(state) for those of the group's j-th position (j < n) that are to
+    // be told here, code_of(j, state) gives the code of one that the tell
+    // settles. The states of the whole group's predecessors are listed and
+    // prefetched first, then told; the codes of those settled are
+    // prefetched (a cache miss each) before any is written.
+    template <class Push, class List, class CodeOf>
+    static void tell_group(std::size_t n, List&& list, CodeOf&& code_of, std::uint32_t distance,
+                           const PairStates<true>& states, Push& push) {
+        thread_local std::vector<std::uint32_t> predecessors;
+        thread_local std::vector<std::pair<std::uint32_t, std::uint16_t*>> settling;
+        std::array<std::uint32_t, 65> first;
+        predecessors.clear();
+        for (std::size_t j = 0; j < n; ++j) {
+            first[j] = static_cast<std::uint32_t>(predecessors.size());
+            list(j, [&](std::uint32_t pred) {
+                predecessors.push_back(pred);
+                __builtin_prefetch(states.state + pred, 1);
+            });
+        }
+        first[n] = static_cast<std::uint32_t>(predecessors.size());
+        settling.clear();
+        for (std::size_t j = 0; j < n; ++j)
+            for (std::uint32_t k = first[j]; k < first[j + 1]; ++k)
+                if (settles(predecessors[k], distance, states)) {
+                    std::uint16_t* code = code_of(j, predecessors[k]);
+                    __builtin_prefetch(code, 1);
+                    settling.emplace_back(predecessors[k], code);
+                }
+        for (const auto& [pred, code] : settling) settle(*code, pred, distance, push);
     }
 
     // Tells the position at state index `at` that one of its king moves
@@ -135,8 +154,6 @@ public:
     template <class Push>
     void run_queue(SolvedValues& store, const Layout& layout, PairScratch& scratch, const PairStates<false>& states,
                    Push& push) const {
-        auto locate = [&](std::uint32_t at) { return std::pair{&layout, std::uint64_t{at}}; };
-        auto here = [](const Layout&, std::uint64_t) { return false; };
         // Pushes go to later buckets only: bucket d's storage stays put. A
         // pair that fits the first-level cache is told in place: listing and
         // prefetching would cost more than it saves.
@@ -152,7 +169,7 @@ public:
                     });
                 }
             } else {
-                propagate(store, std::span<const std::uint32_t>(scratch.buckets[d]), d, states, push, locate, here);
+                propagate(store, layout, std::span<const std::uint32_t>(scratch.buckets[d]), d, states, push);
             }
             scratch.buckets[d].clear();
         }
@@ -203,40 +220,29 @@ public:
 private:
     using BlockOrder = typename PairSpace<V>::BlockOrder;
 
-    // propagate() for a pair in block order, with all threads: the
-    // predecessors of a group of entries listed and their states prefetched
-    // first, then told; a predecessor's layout position (where its code is)
-    // is worked out only if the tell settles it.
+    // propagate() for a pair in block order, with all threads (tell_group()):
+    // a predecessor's layout position (where its code is, in the table's
+    // order) is worked out only if the tell settles it.
     template <class Push>
     void propagate_in_blocks(SolvedValues& store, const Layout& layout, const BlockOrder& order,
                              std::span<const std::uint32_t> entries, std::uint32_t distance,
                              const PairStates<true>& states, Push& push) const {
         constexpr std::size_t group = 64;
-        thread_local std::vector<std::uint32_t> predecessors;
-        thread_local std::vector<std::pair<std::uint32_t, std::uint16_t*>> settling;
         for (std::size_t i = 0; i < entries.size(); i += group) {
             const std::size_t n = std::min(group, entries.size() - i);
             for (std::size_t j = i + group; j < std::min(i + 2 * group, entries.size()); ++j)
                 __builtin_prefetch(states.state + entries[j], 1);
-            predecessors.clear();
-            for (std::size_t j = i; j < i + n; ++j) {
-                if (states.load(entries[j]) == done) continue;  // as in propagate()
-                states.store(entries[j], done);
-                space_.for_each_predecessor(layout, order, entries[j], [&](std::uint32_t pred) {
-                    predecessors.push_back(pred);
-                    __builtin_prefetch(states.state + pred, 1);
-                });
-            }
-            // The states first; then the codes of those settled, prefetched
-            // (a cache miss each, in the table's order) before any is read.
-            settling.clear();
-            for (const std::uint32_t pred : predecessors)
-                if (settles(pred, distance, states)) {
-                    std::uint16_t* code = &store.code(layout.storage(order.local(layout, pred)));
-                    __builtin_prefetch(code, 1);
-                    settling.emplace_back(pred, code);
-                }
-            for (const auto& [pred, code] : settling) settle(*code, pred, distance, push);
+            const auto list = [&](std::size_t j, auto&& add) {
+                const std::uint32_t at = entries[i + j];
+                if (states.load(at) == done) return;  // as in propagate()
+                states.store(at, done);
+                space_.for_each_predecessor(layout, order, at,
+                                            [&](std::uint64_t pred) { add(static_cast<std::uint32_t>(pred)); });
+            };
+            const auto code_of = [&](std::size_t, std::uint32_t pred) {
+                return &store.code(layout.storage(order.local(layout, pred)));
+            };
+            tell_group(n, list, code_of, distance, states, push);
         }
     }
 

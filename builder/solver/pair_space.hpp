@@ -68,12 +68,12 @@ public:
         return (pair.alone ? 1 : 2) * sides_[0].king_placements();
     }
 
-    // A pair split over the team, each half on its own: member j holds the
-    // same share of the king placements of both halves, so that a king move
-    // (which goes from one half to the other) stays with its member more
-    // often than if the halves went to different members. Member j holds
-    // positions [bounds[j], bounds[j + 1]) of a half, at state index
-    // lock_base[j] of its queue.
+    // A pair split over the team, each half on its own, in block order
+    // (BlockOrder): member j holds the positions of a half whose block-order
+    // locals are [bounds[j], bounds[j + 1]), at state index lock_base[j] of
+    // its queue, and keeps their codes in that order too. All the
+    // predecessors of a position are then in one block of the other half,
+    // which one member holds, or a few when the block is cut.
     struct Split {
         std::vector<std::uint64_t> bounds;
         std::vector<std::uint32_t> lock_base;
@@ -124,6 +124,10 @@ public:
         int man_exit_count[2];
         bool alone;
         const SplitPair* split;  // null unless the pair is split over the team
+        // Whether locals number the positions in block order (h * K plus the
+        // state within the half, BlockOrder), not the table's: the positions
+        // of a pair split over a team, whose member keeps its codes so.
+        bool in_blocks;
 
         int half_of(std::uint64_t local) const noexcept { return local >= king_placements; }
         std::uint64_t global(std::uint64_t local) const noexcept {
@@ -166,14 +170,13 @@ public:
         int white_kings[2], black_kings[2];
 
         // The state of the position with these kings in half h.
-        std::uint32_t state(const Layout& layout, int h, Bitboard white, Bitboard black) const noexcept {
+        std::uint64_t state(const Layout& layout, int h, Bitboard white, Bitboard black) const noexcept {
             const Bitboard free = layout.free[h];
-            return static_cast<std::uint32_t>(h * king_placements +
-                                              combination::rank(black, free) * white_placements[h] +
-                                              combination::rank(white, free & ~black));
+            return h * king_placements + combination::rank(black, free) * white_placements[h] +
+                   combination::rank(white, free & ~black);
         }
         // The kings of state `at`, and its half.
-        int kings(const Layout& layout, std::uint32_t at, Bitboard& white, Bitboard& black) const noexcept {
+        int kings(const Layout& layout, std::uint64_t at, Bitboard& white, Bitboard& black) const noexcept {
             const int h = at >= king_placements;
             const std::uint64_t r = at - h * king_placements;
             const std::uint64_t block = block_divider[h].divide(r);
@@ -183,13 +186,13 @@ public:
             return h;
         }
         // The layout's local position of state `at` (where its code is).
-        std::uint64_t local(const Layout& layout, std::uint32_t at) const noexcept {
+        std::uint64_t local(const Layout& layout, std::uint64_t at) const noexcept {
             Bitboard white, black;
             const int h = kings(layout, at, white, black);
             return h * king_placements + layout.index[h]->rank_kings(layout.with_kings(h, white, black));
         }
         // The state of position q at `local` of the layout.
-        std::uint32_t state(const Layout& layout, std::uint64_t local, const Position& q) const noexcept {
+        std::uint64_t state(const Layout& layout, std::uint64_t local, const Position& q) const noexcept {
             return state(layout, layout.half_of(local), q.kings_of(draughts::Color::white),
                          q.kings_of(draughts::Color::black));
         }
@@ -209,24 +212,100 @@ public:
         return order;
     }
 
-    // Calls f(state) for every predecessor of the position at state `at` in
-    // block order: the positions of the other half from which the opponent's
-    // king move leads to it, all in the block of the other half that this
-    // position's White kings, turned round, make Black's.
+    // A position at state `at` in block order, and the block of the other
+    // half its predecessors are in: states [block, block + white_placements[g])
+    // of half g, the partner of its half h. Turned round, its White kings
+    // are half g's Black ones, which make the block.
+    struct InBlock {
+        int h, g;
+        Bitboard white, black;
+        std::uint64_t block;
+    };
+    InBlock in_block(const Layout& layout, const BlockOrder& order, std::uint64_t at) const noexcept {
+        InBlock c;
+        c.h = order.kings(layout, at, c.white, c.black);
+        c.g = layout.partner(c.h);
+        c.block = c.g * order.king_placements +
+                  combination::rank_reversed(c.white, layout.free[c.h]) * order.white_placements[c.g];
+        return c;
+    }
+
+    // Calls f(state) for every predecessor of a position in block order: the
+    // positions of the other half from which the opponent's king move leads
+    // to it, all in its block (in_block()).
     template <class F>
-    void for_each_predecessor(const Layout& layout, const BlockOrder& order, std::uint32_t at, F&& f) const {
-        Bitboard white_kings, black_kings;
-        const int h = order.kings(layout, at, white_kings, black_kings);
-        const int g = layout.partner(h);
+    void for_each_predecessor(const Layout& layout, const InBlock& c, F&& f) const {
+        const Bitboard free = layout.free[c.h];
+        combination::MovedRanks<Bitboard> movers(c.black, free & ~c.white);
+        draughts::for_each_king_move<V>(layout.with_kings(c.h, c.white, c.black), draughts::Color::black,
+                                        [&](int from, int to) { f(c.block + movers.rank(from, to)); });
+    }
+    template <class F>
+    void for_each_predecessor(const Layout& layout, const BlockOrder& order, std::uint64_t at, F&& f) const {
+        for_each_predecessor(layout, in_block(layout, order, at), f);
+    }
+
+    // Calls f(first, count) for the runs of consecutive positions, in the
+    // table's order, that the positions of block-order locals [first, last)
+    // of one half make: one run at most per placement of White's kings, as
+    // the placements of Black's among the squares left keep their order
+    // whatever squares White's take (both are ranked in colexicographic
+    // order). Locals are the table's, h * K plus the king placement.
+    template <class F>
+    void for_each_table_run(const Layout& layout, const BlockOrder& order, std::uint64_t first, std::uint64_t last,
+                            F&& f) const {
+        const int h = layout.half_of(first);
+        const std::uint64_t K = layout.king_placements, s0 = first - h * K, s1 = last - h * K;
         const Bitboard free = layout.free[h];
-        const Position u = layout.with_kings(h, white_kings, black_kings);
-        // Turned round, this position's White kings are the other half's Black ones, its Black kings White's.
-        const std::uint64_t block = g * order.king_placements +
-                                    combination::rank_reversed(white_kings, free) * order.white_placements[g];
-        combination::MovedRanks<Bitboard> movers(black_kings, free & ~white_kings);
-        draughts::for_each_king_move<V>(u, draughts::Color::black, [&](int from, int to) {
-            f(static_cast<std::uint32_t>(block + movers.rank(from, to)));
-        });
+        const int w = order.white_kings[h], b = order.black_kings[h];
+        const std::uint64_t wp = order.white_placements[h];
+        const std::uint64_t bp = combination::binomial(draughts::popcount(free) - w, b);  // Black's beside White's
+        // The first of Black's placements beside `white` at or after block-order state s of the half.
+        struct Bound {
+            Bitboard black;
+            std::uint64_t within;  // the state's place in its block
+            bool end;
+        };
+        auto bound = [&](std::uint64_t s) {
+            if (s == K) return Bound{0, 0, true};
+            const std::uint64_t block = order.block_divider[h].divide(s);
+            return Bound{combination::unrank(block, b, free), s - block * wp, false};
+        };
+        const Bound lo = bound(s0), hi = bound(s1);
+        auto start = [&](const Bound& x, Bitboard white) -> std::uint64_t {
+            if (x.end) return bp;
+            const std::uint64_t below = combination::rank_below(x.black, free & ~white);
+            return below + ((x.black & white) == 0 && combination::rank(white, free & ~x.black) < x.within);
+        };
+        const std::uint64_t placements = combination::binomial(draughts::popcount(free), w);
+        Bitboard white_c = (Bitboard{1} << w) - 1;
+        for (std::uint64_t r = 0; r < placements; ++r) {
+            const Bitboard white = draughts::deposit_bits(white_c, free);
+            const std::uint64_t a = start(lo, white), e = start(hi, white);
+            if (a < e) f(h * K + r * bp + a, e - a);
+            if (w > 0) white_c = combination::next_compressed(white_c);
+        }
+    }
+
+    // Calls f(block-order local) for the positions of a run of the table's
+    // order [first, first + count) inside one placement of White's kings
+    // (for_each_table_run()), in order.
+    template <class F>
+    void for_each_in_table_run(const Layout& layout, const BlockOrder& order, std::uint64_t first, std::uint64_t count,
+                               F&& f) const {
+        const int h = layout.half_of(first);
+        const std::uint64_t K = layout.king_placements;
+        const Bitboard free = layout.free[h];
+        const int w = order.white_kings[h], b = order.black_kings[h];
+        const std::uint64_t bp = combination::binomial(draughts::popcount(free) - w, b);
+        const std::uint64_t r = (first - h * K) / bp;
+        const Bitboard white = combination::unrank(r, w, free), rest = free & ~white;
+        Bitboard black_c = combination::unrank_compressed<Bitboard>(first - h * K - r * bp, b);
+        for (std::uint64_t x = 0; x < count; ++x) {
+            const Bitboard black = draughts::deposit_bits(black_c, rest);
+            f(order.state(layout, h, white, black));
+            if (b > 0) black_c = combination::next_compressed(black_c);
+        }
     }
 
     // The layout of a pair whose codes are the material's own (one process).
@@ -253,6 +332,7 @@ public:
         layout.alone = pair.alone;
         layout.state_shift[0] = layout.state_shift[1] = 0;
         layout.split = nullptr;
+        layout.in_blocks = false;
         for (int h = 0; h < 2; ++h) {
             layout.index[h] = &sides_[symmetric_ ? 0 : h];
             layout.base[h] = (symmetric_ ? 0 : h * sides_[0].size()) + pair.men[h] * layout.king_placements;
@@ -320,9 +400,10 @@ public:
     }
 
     // Calls f(local, position) for the positions of a pair's local range
-    // [first, last), in order.
+    // [first, last), in order (block order when the layout's locals are).
     template <class F>
     void for_each_position(const Layout& layout, std::uint64_t first, std::uint64_t last, F&& f) const {
+        if (layout.in_blocks) return for_each_position_in_blocks(layout, first, last, f);
         while (first < last) {
             const int h = layout.half_of(first);
             const std::uint64_t begin = h * layout.king_placements;
@@ -332,6 +413,42 @@ public:
                 f(l, layout.with_kings(h, kings.white_kings(), kings.black_kings()));
                 if (++l == end) break;
                 kings.next();
+            }
+            first = end;
+        }
+    }
+
+    // for_each_position() in block order: Black's kings the major part,
+    // White's among the squares left, each placement from the one before.
+    template <class F>
+    void for_each_position_in_blocks(const Layout& layout, std::uint64_t first, std::uint64_t last, F&& f) const {
+        const BlockOrder order = block_order_of(layout);
+        while (first < last) {
+            const int h = layout.half_of(first);
+            const std::uint64_t begin = h * layout.king_placements;
+            const std::uint64_t end = std::min(last, begin + layout.king_placements);
+            const Bitboard free = layout.free[h];
+            const int w = order.white_kings[h], b = order.black_kings[h];
+            const std::uint64_t r = first - begin, block = order.block_divider[h].divide(r);
+            Bitboard black_c = combination::unrank_compressed<Bitboard>(block, b);
+            Bitboard white_c = combination::unrank_compressed<Bitboard>(r - block * order.white_placements[h], w);
+            const Bitboard white_end = Bitboard{1} << (draughts::popcount(free) - b);
+            Bitboard black = draughts::deposit_bits(black_c, free);
+            Bitboard white = draughts::deposit_bits(white_c, free & ~black);
+            for (std::uint64_t l = first;;) {
+                f(l, layout.with_kings(h, white, black));
+                if (++l == end) break;
+                if (w > 0) {
+                    white_c = combination::next_compressed(white_c);
+                    if (white_c < white_end) {
+                        white = draughts::deposit_bits(white_c, free & ~black);
+                        continue;
+                    }
+                }
+                white_c = (Bitboard{1} << w) - 1;  // the next block
+                black_c = combination::next_compressed(black_c);
+                black = draughts::deposit_bits(black_c, free);
+                white = draughts::deposit_bits(white_c, free & ~black);
             }
             first = end;
         }

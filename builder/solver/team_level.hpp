@@ -191,6 +191,7 @@ private:
             layout.state_shift[h] = portion.state_shift[h];
         }
         layout.split = portion.split;
+        layout.in_blocks = portion.split != nullptr;
         return layout;
     }
 
@@ -594,16 +595,36 @@ private:
             std::uint64_t first, last;
         };
         std::vector<Piece> pieces;
-        for (std::size_t p = p0; p < p1; ++p)
-            for (std::uint64_t f = portions[p].first; f < portions[p].last; f += options_.lookup_positions)
-                pieces.push_back({p, f, std::min<std::uint64_t>(portions[p].last, f + options_.lookup_positions)});
+        const auto cut = [&](std::size_t p, std::uint64_t first, std::uint64_t last) {
+            for (std::uint64_t f = first; f < last; f += options_.lookup_positions)
+                pieces.push_back({p, f, std::min<std::uint64_t>(last, f + options_.lookup_positions)});
+        };
+        // A split pair's codes are in block order: its pieces are the runs
+        // of the table's order its positions make (PairSpace::for_each_table_run()).
+        std::vector<Layout> split_layouts;
+        std::vector<typename PairSpace<V>::BlockOrder> split_orders;
+        std::vector<std::size_t> split_of(p1 - p0);  // each split portion's in those
+        for (std::size_t p = p0; p < p1; ++p) {
+            if (!portions[p].split) {
+                cut(p, portions[p].first, portions[p].last);
+                continue;
+            }
+            split_of[p - p0] = split_layouts.size();
+            split_layouts.push_back(layout_in_work(portions[p], Needs::exits));
+            split_orders.push_back(space_.block_order_of(split_layouts.back()));
+            space_.for_each_table_run(split_layouts.back(), split_orders.back(), portions[p].first, portions[p].last,
+                                      [&](std::uint64_t f, std::uint64_t n) { cut(p, f, f + n); });
+        }
         Mailbox<std::byte>& mail = buffers_.results;
         auto positions = [&](std::size_t i) { return pieces[i].last - pieces[i].first; };
         in_rounds(pieces.size(), positions, [&](std::size_t i0, std::size_t i1) {
             std::vector<WordCoding> starts(members), counts(members);
             for (std::size_t i = i0; i < i1; ++i) {
                 const Portion& portion = portions[pieces[i].portion];
-                const Layout layout = layout_in_work(portion, Needs::placement);
+                const std::size_t split_at = split_of[pieces[i].portion - p0];
+                std::optional<Layout> placed;  // a whole pair's
+                if (!portion.split) placed.emplace(layout_in_work(portion, Needs::placement));
+                const Layout& layout = portion.split ? split_layouts[split_at] : *placed;
                 // Runs of consecutive global positions: a half at a time, cut where the ranges change hands.
                 std::uint64_t l = pieces[i].first;
                 while (l < pieces[i].last) {
@@ -620,10 +641,21 @@ private:
                     const std::size_t at = o.size();
                     o.resize(at + 2 * std::size_t{count} + (count + 7) / 8, std::byte{0});
                     std::byte* rec = o.data() + at;
-                    std::memcpy(rec, work.codes.data() + (layout.storage(l) - work.first), 2 * std::size_t{count});
-                    for (std::uint32_t x = 0; x < count; ++x)
-                        if (work.has_capture(layout.storage(l + x)))
-                            rec[2 * count + x / 8] |= static_cast<std::byte>(1 << (x % 8));
+                    const auto mark = [&](std::uint32_t x, std::uint64_t s) {
+                        if (work.has_capture(s)) rec[2 * count + x / 8] |= static_cast<std::byte>(1 << (x % 8));
+                    };
+                    if (portion.split) {
+                        std::uint32_t x = 0;
+                        space_.for_each_in_table_run(layout, split_orders[split_at], l, count, [&](std::uint64_t b) {
+                            const std::uint64_t s = layout.storage(b);
+                            const std::uint16_t code = work.code(s);
+                            std::memcpy(rec + 2 * x, &code, 2);
+                            mark(x++, s);
+                        });
+                    } else {
+                        std::memcpy(rec, work.codes.data() + (layout.storage(l) - work.first), 2 * std::size_t{count});
+                        for (std::uint32_t x = 0; x < count; ++x) mark(x, layout.storage(l + x));
+                    }
                     l += count;
                 }
             }
@@ -648,27 +680,41 @@ private:
         });
     }
 
-    // The queue of the pairs split over the team, worked in step: at each
-    // distance every member tells the predecessors of its positions settled
-    // at that distance, sends those another member holds to it, and applies
-    // those it receives. `portions[first..]` are the member's shares of the
-    // split pairs, their states in `lock` from their lock_base on.
-    void run_split_queue(SolvedValues& work, const std::vector<Portion>& portions, std::size_t first,
+    // The queue of the pairs split over the team, worked in step (docs/design.md,
+    // "Distributed build"). A member holds a range of each half's states in
+    // block order (PairSpace::Split), so the predecessors of a position lie
+    // in one block of the other half, which one member holds or a few. At
+    // each distance every member takes its positions settled at that
+    // distance, tells the predecessors it holds, and sends the positions
+    // themselves to the other members holding some, which list and tell
+    // theirs: a position crosses once for each member its block spans, not
+    // once for each predecessor. A position crosses as its pair's number
+    // among the level's split pairs (`splits`) times 2K plus its local.
+    // The member's portions are the level's, its states in `lock`.
+    void run_split_queue(SolvedValues& work, const std::vector<Portion>& portions, const std::vector<SplitPair>& splits,
                          std::vector<std::uint8_t>& lock, Buckets& buckets) {
+        using BlockOrder = typename PairSpace<V>::BlockOrder;
+        using InBlock = typename PairSpace<V>::InBlock;
         const int members = team_.size(), me = team_.rank();
         const PairStates<true> states{lock.data()};
+        const std::uint64_t K = space_.side(0).king_placements(), pair_size = 2 * K;
         std::vector<Layout> layouts;
+        std::vector<BlockOrder> orders;
         std::vector<std::uint32_t> bases;  // lock index of each portion's first position
         std::vector<std::int64_t> shifts;  // state index to local position, each portion
-        const std::uint64_t K = space_.side(0).king_placements();
-        for (std::size_t p = first; p < portions.size(); ++p) {
+        std::vector<std::size_t> pair_of;  // each portion's number among `splits`
+        std::vector<std::size_t> portion_of(splits.size(), portions.size());  // a portion of each pair held here
+        for (std::size_t p = 0; p < portions.size(); ++p) {
             layouts.push_back(layout_in_work(portions[p]));
+            orders.push_back(space_.block_order_of(layouts.back()));
             bases.push_back(portions[p].lock_base);
             shifts.push_back(portions[p].state_shift[portions[p].half(K)]);
+            pair_of.push_back(static_cast<std::size_t>(portions[p].split - splits.data()));
+            portion_of[pair_of.back()] = p;
         }
         auto locate = [&](std::uint32_t at) {
-            const std::size_t i = std::upper_bound(bases.begin(), bases.end(), at) - bases.begin() - 1;
-            return std::pair{&layouts[i], static_cast<std::uint64_t>(static_cast<std::int64_t>(at) - shifts[i])};
+            const std::size_t p = std::upper_bound(bases.begin(), bases.end(), at) - bases.begin() - 1;
+            return std::pair{p, static_cast<std::uint64_t>(static_cast<std::int64_t>(at) - shifts[p])};
         };
         constexpr std::uint64_t none = ~std::uint64_t{0};
         auto next = [&](std::uint64_t after) {
@@ -676,35 +722,58 @@ private:
             while (d < buckets.size() && buckets[d].empty()) ++d;
             return team_.all_min(d < buckets.size() ? d : none);
         };
-        // Each thread's updates for the other members, kept from batch to batch.
-        tbb::enumerable_thread_specific<std::vector<std::vector<std::uint32_t>>> outboxes(
-            [&] { return std::vector<std::vector<std::uint32_t>>(members); });
-        // A batch's updates cross on another thread while the member applies
-        // those of the batch before and propagates the next: two of each
-        // buffer, batch b's in [b % 2]. Updates of one distance may be told
-        // in any order (each settles or counts down a predecessor).
-        std::array<Mailbox<std::uint32_t>*, 2> mail{&buffers_.updates[0], &buffers_.updates[1]};
-        std::array<std::vector<std::uint32_t>*, 2> sent{&buffers_.told[0], &buffers_.told[1]};
+        // Tells the predecessors this member holds of a group of positions
+        // (portion, local), at most 64: their states and codes are both in
+        // block order, `delta` apart.
+        constexpr std::size_t group = 64;
+        struct Told {
+            std::size_t portion;
+            std::uint64_t local;
+        };
+        const auto tell = [&](std::span<const Told> told, std::uint32_t d, Pushes& pushes) {
+            std::array<std::int64_t, group> delta;
+            const auto list = [&](std::size_t j, auto&& add) {
+                const Layout& layout = layouts[told[j].portion];
+                const InBlock c = space_.in_block(layout, orders[told[j].portion], told[j].local);
+                const Split& held = portions[told[j].portion].split->half[c.g];
+                const std::uint64_t lo = held.bounds[me], hi = held.bounds[me + 1];
+                delta[j] = layout.storage_base[c.g] - layout.state_shift[c.g];
+                space_.for_each_predecessor(layout, c, [&](std::uint64_t pred) {
+                    if (pred >= lo && pred < hi) add(layout.state(pred));
+                });
+            };
+            const auto code_of = [&](std::size_t j, std::uint32_t at) {
+                return &work.code(static_cast<std::uint64_t>(static_cast<std::int64_t>(at) + delta[j]));
+            };
+            PairQueue<V>::tell_group(told.size(), list, code_of, d, states, pushes);
+        };
+        // Each thread's positions for the other members, kept from batch to batch.
+        tbb::enumerable_thread_specific<std::vector<std::vector<std::uint64_t>>> outboxes(
+            [&] { return std::vector<std::vector<std::uint64_t>>(members); });
+        // A batch's positions cross on another thread while the member tells
+        // the predecessors of the batch before and takes the next: two of
+        // each buffer, batch b's in [b % 2]. Positions of one distance may be
+        // told in any order (each tell settles or counts down a predecessor).
+        std::array<Mailbox<std::uint64_t>*, 2> mail{&buffers_.updates[0], &buffers_.updates[1]};
+        std::array<std::vector<std::uint64_t>*, 2> sent{&buffers_.told[0], &buffers_.told[1]};
         std::array<std::vector<std::size_t>, 2> counts{std::vector<std::size_t>(members),
                                                        std::vector<std::size_t>(members)};
-        const auto apply = [&](const Mailbox<std::uint32_t>& from, std::uint64_t d) {
+        const auto apply = [&](const Mailbox<std::uint64_t>& from, std::uint64_t d) {
             for (int j = 0; j < members; ++j) {
-                const std::span<const std::uint32_t> told = from.from(j);
-                run_chunks(static_cast<std::uint32_t>(told.size()), buckets,
+                const std::span<const std::uint64_t> in = from.from(j);
+                run_chunks(static_cast<std::uint32_t>(in.size()), buckets,
                            [&](std::uint32_t f, std::uint32_t l, Pushes& pushes) {
-                               // In groups whose states are prefetched first, as in propagate().
-                               constexpr std::uint32_t group = 64;
-                               std::array<std::uint16_t*, group> codes;
+                               std::array<Told, group> told;
                                for (std::uint32_t x = f; x < l; x += group) {
-                                   const std::uint32_t n = std::min(group, l - x);
-                                   for (std::uint32_t y = 0; y < n; ++y) {
-                                       const auto [layout, local] = locate(told[x + y]);
-                                       codes[y] = &work.code(layout->storage(local));
-                                       __builtin_prefetch(states.state + told[x + y], 1);
+                                   const std::size_t n = std::min<std::size_t>(group, l - x);
+                                   for (std::size_t y = 0; y < n; ++y) {
+                                       const std::uint64_t pair = in[x + y] / pair_size;
+                                       if (pair >= splits.size() || portion_of[pair] == portions.size())
+                                           throw std::logic_error("a team member sent a position of a pair this "
+                                                                  "member holds nothing of");
+                                       told[y] = {portion_of[pair], in[x + y] - pair * pair_size};
                                    }
-                                   for (std::uint32_t y = 0; y < n; ++y)
-                                       PairQueue<V>::tell([&]() -> std::uint16_t& { return *codes[y]; }, told[x + y],
-                                                          static_cast<std::uint32_t>(d), states, pushes);
+                                   tell(std::span<const Told>(told.data(), n), static_cast<std::uint32_t>(d), pushes);
                                }
                            });
             }
@@ -715,7 +784,7 @@ private:
                                                                          : std::vector<std::uint32_t>{};
             const std::uint64_t batch = options_.update_positions;
             const std::uint64_t batches = team_.all_max((bucket.size() + batch - 1) / batch);
-            std::optional<Background> crossing;  // batch b - 1's updates
+            std::optional<Background> crossing;  // batch b - 1's positions
             for (std::uint64_t b = 0; b < batches; ++b) {
                 const std::size_t from = std::min<std::size_t>(bucket.size(), b * batch);
                 const std::span<const std::uint32_t> entries =
@@ -723,16 +792,28 @@ private:
                 run_chunks(static_cast<std::uint32_t>(entries.size()), buckets,
                            [&](std::uint32_t f, std::uint32_t l, Pushes& pushes) {
                                auto& outbox = outboxes.local();
-                               auto away = [&](const Layout& layout, std::uint64_t pred) {
-                                   const Split& split = layout.split->half[layout.half_of(pred)];
-                                   const int owner = split.owner(pred);
-                                   if (owner == me) return false;
-                                   outbox[owner].push_back(split.lock_base[owner] +
-                                                           static_cast<std::uint32_t>(pred - split.bounds[owner]));
-                                   return true;
-                               };
-                               queue_.propagate(work, entries.subspan(f, l - f), static_cast<std::uint32_t>(d), states, pushes,
-                                         locate, away);
+                               std::array<Told, group> here;
+                               for (std::uint32_t x = f; x < l; x += group) {
+                                   const std::uint32_t n = std::min<std::uint32_t>(group, l - x);
+                                   for (std::uint32_t y = x + group; y < std::min<std::uint32_t>(x + 2 * group, l); ++y)
+                                       __builtin_prefetch(states.state + entries[y], 1);
+                                   std::size_t mine = 0;
+                                   for (std::uint32_t y = x; y < x + n; ++y) {
+                                       // Settled in an earlier bucket too: told then (PairQueue::propagate()).
+                                       if (states.load(entries[y]) == pair_state::done) continue;
+                                       states.store(entries[y], pair_state::done);
+                                       const auto [p, local] = locate(entries[y]);
+                                       const InBlock c = space_.in_block(layouts[p], orders[p], local);
+                                       const Split& split = portions[p].split->half[c.g];
+                                       const int j0 = split.owner(c.block);
+                                       const int j1 = split.owner(c.block + orders[p].white_placements[c.g] - 1);
+                                       for (int j = j0; j <= j1; ++j)
+                                           if (j != me && split.bounds[j] < split.bounds[j + 1])
+                                               outbox[j].push_back(pair_of[p] * pair_size + local);
+                                       if (j0 <= me && me <= j1) here[mine++] = {p, local};
+                                   }
+                                   tell(std::span<const Told>(here.data(), mine), static_cast<std::uint32_t>(d), pushes);
+                               }
                            });
                 // Into one buffer in member order, then to the members.
                 const std::size_t x = b % 2;
@@ -897,7 +978,7 @@ private:
             initialise_chunks(store, chunks, 0, chunks.size(), with_source, states, buckets,
                               [&](std::size_t p) { return layout_for_setup(portions, p, fetches, asks); },
                               [](const Layout& l, std::uint64_t local, const Position&) { return l.state(local); });
-            run_split_queue(store, portions, 0, lock, buckets);
+            run_split_queue(store, portions, splits, lock, buckets);
             std::uint32_t max_code = 0;
             for (const Portion& p : portions)
                 max_code = std::max(max_code,
@@ -993,13 +1074,13 @@ private:
             : questions(members),
               answers(members),
               results(members),
-              updates{Mailbox<std::uint32_t>(members), Mailbox<std::uint32_t>(members)},
+              updates{Mailbox<std::uint64_t>(members), Mailbox<std::uint64_t>(members)},
               question_first(members),
               question_bytes(members) {}
         Mailbox<std::byte> questions;
         Mailbox<std::uint16_t> answers;
         Mailbox<std::byte> results;
-        std::array<Mailbox<std::uint32_t>, 2> updates;  // a split queue's batches, two crossing in turn
+        std::array<Mailbox<std::uint64_t>, 2> updates;  // a split queue's batches, two crossing in turn
         std::vector<std::vector<std::uint64_t>> words;  // per chunk of a round, in the order asked
         std::vector<std::vector<std::size_t>> start;    // per chunk and member: where its questions start
         std::vector<std::vector<std::vector<std::byte>>> coded;  // per chunk of a round and member: its questions
@@ -1007,7 +1088,7 @@ private:
         // Per member: where the chunks of its questions start, in the answers and in its bytes.
         std::vector<std::vector<std::size_t>> question_first, question_bytes;
         std::vector<std::uint16_t> replies;
-        std::array<std::vector<std::uint32_t>, 2> told;
+        std::array<std::vector<std::uint64_t>, 2> told;
         SolvedValues work;                                // the codes of the level's positions
         std::vector<std::uint8_t> meta, lock;
         std::vector<std::vector<std::uint16_t>> entries;  // the answers, a buffer per round
