@@ -158,8 +158,8 @@ struct TeamOptions {
     std::uint64_t configurations_per_member = 8;
     // Pairs of fewer positions are never split (tests lower it to split small pairs).
     std::uint64_t min_split_positions = 1 << 12;
-    // Positions whose lookups are exchanged at once, and queued positions
-    // whose predecessor updates are: they bound the messages and their memory.
+    // Positions whose lookups are exchanged at once, and settled positions
+    // of a split queue sent at once: they bound the messages and their memory.
     std::uint64_t lookup_positions = 1 << 20;
     std::uint64_t update_positions = 1 << 16;
     // A level of whole pairs is solved in stages of at most this many of the

@@ -3,8 +3,9 @@
 // level has few pairs, a share of every pair), asks the members that hold
 // them for the values its positions' exits and captures lead to
 // (TeamTables), solves its pairs with the one-process code (set_up.hpp,
-// pair_queue.hpp), runs the queues of pairs split over the team in step, one
-// exchange of predecessor updates per distance, and sends its results to the
+// pair_queue.hpp), runs the queues of pairs split over the team in step
+// (each member holding a range of their states in block order), one
+// exchange of settled positions per distance, and sends its results to the
 // members whose ranges hold them.
 #pragma once
 
@@ -812,7 +813,8 @@ private:
                                                outbox[j].push_back(pair_of[p] * pair_size + local);
                                        if (j0 <= me && me <= j1) here[mine++] = {p, local};
                                    }
-                                   tell(std::span<const Told>(here.data(), mine), static_cast<std::uint32_t>(d), pushes);
+                                   tell(std::span<const Told>(here.data(), mine), static_cast<std::uint32_t>(d),
+                                        pushes);
                                }
                            });
                 // Into one buffer in member order, then to the members.
