@@ -686,11 +686,12 @@ private:
     // block order (PairSpace::Split), so the predecessors of a position lie
     // in one block of the other half, which one member holds or a few. At
     // each distance every member takes its positions settled at that
-    // distance, tells the predecessors it holds, and sends the positions
-    // themselves to the other members holding some, which list and tell
-    // theirs: a position crosses once for each member its block spans, not
-    // once for each predecessor. A position crosses as its pair's number
-    // among the level's split pairs (`splits`) times 2K plus its local.
+    // distance: a position whose block one other member holds crosses to
+    // it whole, once, and that member lists and tells its predecessors; one
+    // whose block this member holds has them told here; one whose block
+    // several hold has them listed here and each sent to its holder
+    // (tell()). A position crosses as its pair's number among the level's
+    // split pairs (`splits`) times 2K plus its local.
     // The member's portions are the level's, its states in `lock`.
     void run_split_queue(SolvedValues& work, const std::vector<Portion>& portions, const std::vector<SplitPair>& splits,
                          std::vector<std::uint8_t>& lock, Buckets& buckets) {
@@ -725,22 +726,44 @@ private:
         };
         // Tells the predecessors this member holds of a group of positions
         // (portion, local), at most 64: their states and codes are both in
-        // block order, `delta` apart.
+        // block order, `delta` apart. A position whose block several members
+        // hold has its predecessors listed once, by the member that settled
+        // it, and those of the others posted to them in `outbox` as
+        // predecessors (`single`, the top bit of what crosses): a block
+        // the whole half when the side not to move in it has no king, and
+        // sending the position to every member would list its predecessors
+        // on each.
         constexpr std::size_t group = 64;
+        constexpr std::uint64_t single_bit = std::uint64_t{1} << 63;
         struct Told {
             std::size_t portion;
             std::uint64_t local;
+            bool single;  // a predecessor itself, not a position whose predecessors to list
         };
-        const auto tell = [&](std::span<const Told> told, std::uint32_t d, Pushes& pushes) {
+        const auto tell = [&](std::span<const Told> told, std::uint32_t d, Pushes& pushes,
+                              std::vector<std::vector<std::uint64_t>>* outbox) {
             std::array<std::int64_t, group> delta;
             const auto list = [&](std::size_t j, auto&& add) {
                 const Layout& layout = layouts[told[j].portion];
+                if (told[j].single) {
+                    const int g = layout.half_of(told[j].local);
+                    const Split& held = portions[told[j].portion].split->half[g];
+                    if (told[j].local < held.bounds[me] || told[j].local >= held.bounds[me + 1])
+                        throw std::logic_error("a team member sent a predecessor this member does not hold");
+                    delta[j] = layout.storage_base[g] - layout.state_shift[g];
+                    return add(layout.state(told[j].local));
+                }
                 const InBlock c = space_.in_block(layout, orders[told[j].portion], told[j].local);
                 const Split& held = portions[told[j].portion].split->half[c.g];
                 const std::uint64_t lo = held.bounds[me], hi = held.bounds[me + 1];
                 delta[j] = layout.storage_base[c.g] - layout.state_shift[c.g];
+                const std::uint64_t base = pair_of[told[j].portion] * pair_size;
                 space_.for_each_predecessor(layout, c, [&](std::uint64_t pred) {
-                    if (pred >= lo && pred < hi) add(layout.state(pred));
+                    if (pred >= lo && pred < hi) {
+                        add(layout.state(pred));
+                    } else if (outbox) {
+                        (*outbox)[held.owner(pred)].push_back(single_bit | (base + pred));
+                    }
                 });
             };
             const auto code_of = [&](std::size_t j, std::uint32_t at) {
@@ -768,13 +791,16 @@ private:
                                for (std::uint32_t x = f; x < l; x += group) {
                                    const std::size_t n = std::min<std::size_t>(group, l - x);
                                    for (std::size_t y = 0; y < n; ++y) {
-                                       const std::uint64_t pair = in[x + y] / pair_size;
+                                       const std::uint64_t id = in[x + y] & ~single_bit;
+                                       const std::uint64_t pair = id / pair_size;
                                        if (pair >= splits.size() || portion_of[pair] == portions.size())
                                            throw std::logic_error("a team member sent a position of a pair this "
                                                                   "member holds nothing of");
-                                       told[y] = {portion_of[pair], in[x + y] - pair * pair_size};
+                                       const bool single = (in[x + y] & single_bit) != 0;
+                                       told[y] = {portion_of[pair], id - pair * pair_size, single};
                                    }
-                                   tell(std::span<const Told>(told.data(), n), static_cast<std::uint32_t>(d), pushes);
+                                   tell(std::span<const Told>(told.data(), n), static_cast<std::uint32_t>(d), pushes,
+                                        nullptr);
                                }
                            });
             }
@@ -793,12 +819,12 @@ private:
                 run_chunks(static_cast<std::uint32_t>(entries.size()), buckets,
                            [&](std::uint32_t f, std::uint32_t l, Pushes& pushes) {
                                auto& outbox = outboxes.local();
-                               std::array<Told, group> here;
+                               std::array<Told, group> here, spread;
                                for (std::uint32_t x = f; x < l; x += group) {
                                    const std::uint32_t n = std::min<std::uint32_t>(group, l - x);
                                    for (std::uint32_t y = x + group; y < std::min<std::uint32_t>(x + 2 * group, l); ++y)
                                        __builtin_prefetch(states.state + entries[y], 1);
-                                   std::size_t mine = 0;
+                                   std::size_t mine = 0, shared = 0;
                                    for (std::uint32_t y = x; y < x + n; ++y) {
                                        // Settled in an earlier bucket too: told then (PairQueue::propagate()).
                                        if (states.load(entries[y]) == pair_state::done) continue;
@@ -808,13 +834,18 @@ private:
                                        const Split& split = portions[p].split->half[c.g];
                                        const int j0 = split.owner(c.block);
                                        const int j1 = split.owner(c.block + orders[p].white_placements[c.g] - 1);
-                                       for (int j = j0; j <= j1; ++j)
-                                           if (j != me && split.bounds[j] < split.bounds[j + 1])
-                                               outbox[j].push_back(pair_of[p] * pair_size + local);
-                                       if (j0 <= me && me <= j1) here[mine++] = {p, local};
+                                       if (j0 != j1) {
+                                           spread[shared++] = {p, local, false};
+                                       } else if (j0 == me) {
+                                           here[mine++] = {p, local, false};
+                                       } else {
+                                           outbox[j0].push_back(pair_of[p] * pair_size + local);
+                                       }
                                    }
                                    tell(std::span<const Told>(here.data(), mine), static_cast<std::uint32_t>(d),
-                                        pushes);
+                                        pushes, nullptr);
+                                   tell(std::span<const Told>(spread.data(), shared), static_cast<std::uint32_t>(d),
+                                        pushes, &outbox);
                                }
                            });
                 // Into one buffer in member order, then to the members.
