@@ -99,13 +99,15 @@ public:
     // Bytes one process needs to solve `canonical` (solve()): its values
     // (SolvedValues::bytes_for) and, for a block pair solved with all
     // threads, one byte of state per position of the pair and four per entry
-    // of its buckets, counted as if every position were queued. Smaller
+    // of its buckets, counted as if every position were queued, and its
+    // codes and capture marks in block order while it is solved. Smaller
     // pairs, one per thread, take kilobytes.
     static std::uint64_t working_bytes(const Material& canonical) {
         const Index<N> index(canonical);
         const std::uint64_t positions = static_cast<std::uint64_t>(sides_of(canonical)) * index.size();
         const std::uint64_t pair = 2 * index.king_placements();
-        return SolvedValues::bytes_for(positions) + (pair >= shared_pair_positions ? 5 * pair : 0);
+        return SolvedValues::bytes_for(positions) +
+               (pair >= shared_pair_positions ? 5 * pair + SolvedValues::bytes_for(pair) : 0);
     }
 
     // The values of the positions this process holds: all of them alone, the
@@ -141,20 +143,25 @@ private:
         const PairQueue<V> queue(space_);
         const std::vector<Pair> pairs = space_.pairs_of(levels, potential);
         if (2 * space_.side(0).king_placements() >= shared_pair_positions) {
+            PairScratch scratch;
             for (const Pair& pair : pairs) {
                 const Layout layout = space_.layout_of(pair);
                 const auto count = static_cast<std::uint32_t>(space_.pair_positions(pair));
-                PairScratch scratch;
                 const DirectSource<V> source(*successors_, values_);
-                max_code_.note(queue.solve_shared(values_, layout, count, scratch, [&](const auto& order, const PairStates<true>& states, Buckets& b) {
+                // Set up in block order: states, codes and marks written in order.
+                Layout in_blocks = layout;
+                in_blocks.in_blocks = true;
+                const auto set_up = [&](const auto&, const PairStates<true>& states, SolvedValues& blocks, Buckets& b) {
                     run_chunks(count, b, [&](std::uint32_t first, std::uint32_t last, Pushes& pushes) {
                         DirectSource<V> s = source;
-                        CaptureMarks marks(values_);
-                        space_.for_each_position(layout, first, last, s, [&](std::uint64_t l, const Position& q) {
-                            initialise<V>(values_, marks, layout, l, order.state(layout, l, q), q, states, pushes, s);
+                        CaptureMarks marks(blocks);
+                        space_.for_each_position(in_blocks, first, last, s, [&](std::uint64_t l, const Position& q) {
+                            initialise<V>(blocks, marks, in_blocks, l, l, static_cast<std::uint32_t>(l), q, states,
+                                          pushes, s);
                         });
                     });
-                }));
+                };
+                max_code_.note(queue.solve_shared(values_, layout, count, scratch, set_up));
                 report(count);
             }
             return;

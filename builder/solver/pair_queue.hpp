@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <span>
 #include <utility>
@@ -188,43 +189,50 @@ public:
         {
             CaptureMarks marks(store);  // flushed before finish() reads them
             space_.for_each_position(layout, 0, count, source, [&](std::uint64_t l, const Position& q) {
-                initialise<V>(store, marks, layout, l, layout.state(l), q, states, push, source);
+                initialise<V>(store, marks, layout, l, layout.storage(l), layout.state(l), q, states, push, source);
             });
         }
         run_queue(store, layout, scratch, states, push);
         return finish(store, layout, 0, count, scratch.state.data());
     }
 
-    // Solves a pair with all threads, its states in block order
-    // (PairSpace::BlockOrder); initialise_all(order, states, buckets) sets
-    // up its positions. Returns the largest code of a position without a capture.
+    // Solves a pair with all threads, its states, codes and capture marks
+    // in block order (PairSpace::BlockOrder) while its queue runs, in
+    // `scratch`; initialise_all(order, states, blocks, buckets) sets up its
+    // positions, each one's code and mark at its state in `blocks`. At the
+    // end its codes go to `store` at the layout's places in the table's
+    // order. Returns the largest code of a position without a capture.
     template <class InitialiseAll>
     std::uint32_t solve_shared(SolvedValues& store, const Layout& layout, std::uint32_t count, PairScratch& scratch,
                                InitialiseAll&& initialise_all) const {
         const BlockOrder order = space_.block_order_of(layout);
         scratch.state.assign(count, 0);
+        SolvedValues& blocks = scratch.blocks;
+        blocks.material = store.material;
+        blocks.first = 0;
+        blocks.codes.resize(count);  // initialise() writes every code
+        blocks.capture.assign((count + 63) / 64, 0);
         const PairStates<true> states{scratch.state.data()};
-        initialise_all(order, states, scratch.buckets);
+        initialise_all(order, states, blocks, scratch.buckets);
         for (std::uint32_t d = 0; d < scratch.buckets.size(); ++d) {
             const std::vector<std::uint32_t> bucket = std::exchange(scratch.buckets[d], {});
             const std::span<const std::uint32_t> entries(bucket);
             run_chunks(static_cast<std::uint32_t>(entries.size()), scratch.buckets,
                        [&](std::uint32_t first, std::uint32_t last, Pushes& pushes) {
-                           propagate_in_blocks(store, layout, order, entries.subspan(first, last - first), d, states,
+                           propagate_in_blocks(blocks, layout, order, entries.subspan(first, last - first), d, states,
                                                pushes);
                        });
         }
-        return finish_in_blocks(store, layout, order, count, scratch.state.data());
+        return finish_in_blocks(store, layout, order, blocks, scratch.state.data());
     }
 
 private:
     using BlockOrder = typename PairSpace<V>::BlockOrder;
 
-    // propagate() for a pair in block order, with all threads (tell_group()):
-    // a predecessor's layout position (where its code is, in the table's
-    // order) is worked out only if the tell settles it.
+    // propagate() for a pair in block order, with all threads (tell_group()),
+    // its codes in block order in `blocks`.
     template <class Push>
-    void propagate_in_blocks(SolvedValues& store, const Layout& layout, const BlockOrder& order,
+    void propagate_in_blocks(SolvedValues& blocks, const Layout& layout, const BlockOrder& order,
                              std::span<const std::uint32_t> entries, std::uint32_t distance,
                              const PairStates<true>& states, Push& push) const {
         constexpr std::size_t group = 64;
@@ -239,22 +247,52 @@ private:
                 space_.for_each_predecessor(layout, order, at,
                                             [&](std::uint64_t pred) { add(static_cast<std::uint32_t>(pred)); });
             };
-            const auto code_of = [&](std::size_t, std::uint32_t pred) {
-                return &store.code(layout.storage(order.local(layout, pred)));
-            };
+            const auto code_of = [&](std::size_t, std::uint32_t pred) { return &blocks.codes[pred]; };
             tell_group(n, list, code_of, distance, states, push);
         }
     }
 
-    // finish() for a pair in block order: positions walked in the layout's
-    // order, their states looked up.
+    // finish() for a pair in block order, with all threads: its codes
+    // (draws where never settled) and capture marks moved from `blocks` to
+    // the layout's places in `store`, in tiles (PairSpace::for_each_in_tile()).
     std::uint32_t finish_in_blocks(SolvedValues& store, const Layout& layout, const BlockOrder& order,
-                                   std::uint64_t count, const std::uint8_t* state) const {
-        std::uint32_t max_code = 0;
-        space_.for_each_position(layout, 0, count, [&](std::uint64_t l, const Position& q) {
-            finish_one(store, layout.storage(l), state[order.state(layout, l, q)], max_code);
+                                   const SolvedValues& blocks, const std::uint8_t* state) const {
+        constexpr std::uint64_t tile_positions = std::uint64_t{1} << 16;
+        struct Tile {
+            int h;
+            std::uint64_t block0, block1, white0, white1;
+        };
+        std::vector<Tile> tiles;
+        for (int h = 0; h < (layout.alone ? 1 : 2); ++h) {
+            const int squares = draughts::popcount(layout.free[h]);
+            const std::uint64_t block_count = combination::binomial(squares, order.black_kings[h]);
+            const std::uint64_t whites = combination::binomial(squares, order.white_kings[h]);
+            const std::uint64_t tile = PairSpace<V>::max_tile_blocks;
+            const std::uint64_t step = std::max<std::uint64_t>(1, tile_positions / tile);
+            for (std::uint64_t b0 = 0; b0 < block_count; b0 += tile)
+                for (std::uint64_t w0 = 0; w0 < whites; w0 += step)
+                    tiles.push_back({h, b0, std::min(block_count, b0 + tile), w0, std::min(whites, w0 + step)});
+        }
+        std::atomic<std::uint32_t> max_code{0};
+        tbb::parallel_for(std::size_t{0}, tiles.size(), [&](std::size_t i) {
+            const Tile& t = tiles[i];
+            std::uint32_t most = 0;
+            CaptureMarks marks(store);
+            space_.for_each_in_tile(layout, order, t.h, t.block0, t.block1, t.white0, t.white1,
+                                    [&](std::uint64_t b, std::uint64_t l) {
+                                        const std::uint64_t s = layout.storage(l);
+                                        const std::uint16_t code = state[b] <= cannot_lose ? 0 : blocks.codes[b];
+                                        store.code(s) = code;
+                                        if (blocks.has_capture(b))
+                                            marks.mark(s);
+                                        else
+                                            most = std::max<std::uint32_t>(most, code);
+                                    });
+            std::uint32_t seen = max_code.load(std::memory_order_relaxed);
+            while (most > seen && !max_code.compare_exchange_weak(seen, most, std::memory_order_relaxed)) {
+            }
         });
-        return max_code;
+        return max_code.load();
     }
 
     // One position at the end of its pair: a draw if never settled; its

@@ -287,6 +287,53 @@ public:
         }
     }
 
+    // Calls f(block-order local, table local) for the positions of half h
+    // whose Black kings are blocks [block0, block1) of the block order (at
+    // most max_tile_blocks) and whose White kings are placements [white0,
+    // white1) among the half's free squares, which the table's order ranks
+    // first: a tile of a pair's permutation between the two orders. White's
+    // placements are walked outside, the blocks inside, so that the tile
+    // reads as many streams in block order as it has blocks, each in order,
+    // and writes runs of consecutive positions in the table's order, where
+    // one position at a time would miss the cache on one side or the other.
+    // Consecutive placements of Black's kings clear of White's keep their
+    // order among the squares White's leave, and the other way round (both
+    // are ranked in colexicographic order), so the walk counts, and ranks
+    // once per run.
+    static constexpr std::size_t max_tile_blocks = 64;
+    template <class F>
+    void for_each_in_tile(const Layout& layout, const BlockOrder& order, int h, std::uint64_t block0,
+                          std::uint64_t block1, std::uint64_t white0, std::uint64_t white1, F&& f) const {
+        const Bitboard free = layout.free[h];
+        const int w = order.white_kings[h], b = order.black_kings[h];
+        const std::uint64_t half = h * layout.king_placements, wp = order.white_placements[h];
+        const std::uint64_t bp = combination::binomial(draughts::popcount(free) - w, b);  // Black's beside White's
+        const std::size_t n = block1 - block0;
+        std::array<Bitboard, max_tile_blocks> black;
+        std::array<std::uint64_t, max_tile_blocks> next;  // each block's next block-order local
+        Bitboard white_c = combination::unrank_compressed<Bitboard>(white0, w);
+        Bitboard white = draughts::deposit_bits(white_c, free);
+        Bitboard black_c = combination::unrank_compressed<Bitboard>(block0, b);
+        for (std::size_t i = 0; i < n; ++i) {
+            black[i] = draughts::deposit_bits(black_c, free);
+            next[i] = half + (block0 + i) * wp + combination::rank_below(white, free & ~black[i]);
+            if (b > 0) black_c = combination::next_compressed(black_c);
+        }
+        for (std::uint64_t r = white0;;) {
+            bool first = true;
+            std::uint64_t t = 0;
+            for (std::size_t i = 0; i < n; ++i) {
+                if (black[i] & white) continue;
+                if (first) t = half + r * bp + combination::rank(black[i], free & ~white);
+                first = false;
+                f(next[i]++, t++);
+            }
+            if (++r == white1) break;
+            white_c = combination::next_compressed(white_c);  // w > 0: there is more than one placement
+            white = draughts::deposit_bits(white_c, free);
+        }
+    }
+
     // Calls f(block-order local) for the positions of a run of the table's
     // order [first, first + count) inside one placement of White's kings
     // (for_each_table_run()), in order.

@@ -12,6 +12,8 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include "builder/solved_values.hpp"
+
 namespace dtb {
 
 // Per-position state while a pair is solved: a count of king moves not
@@ -26,6 +28,9 @@ using Buckets = std::vector<std::vector<std::uint32_t>>;
 struct PairScratch {
     std::vector<std::uint8_t> state;
     Buckets buckets;
+    // A pair solved with all threads: its codes and capture marks in block
+    // order (PairQueue::solve_shared).
+    SolvedValues blocks;
 };
 
 // The state array of a pair, read and written plainly when one thread

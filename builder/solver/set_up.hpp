@@ -73,18 +73,18 @@ Value best_man_exit(const typename PairSpace<V>::Layout& layout, int h, const dr
     return exit;
 }
 
-// Sets up position q, local position `local`, state `at`: settles it at
-// once if it has a capture (marked through `marks`, whose values are
-// `store`) or no king move, else records its counter and best exit.
+// Sets up position q, local position `local`, state `at`, its code at `s`
+// of `store`: settles it at once if it has a capture (marked through
+// `marks`, whose values are `store`) or no king move, else records its
+// counter and best exit.
 template <class V, bool Shared, class Push, class Source>
 void initialise(SolvedValues& store, CaptureMarks& marks, const typename PairSpace<V>::Layout& layout, std::uint64_t local,
-                std::uint32_t at, const draughts::Position<V::board_size>& q, const PairStates<Shared>& states,
-                Push& push, Source& source) {
+                std::uint64_t s, std::uint32_t at, const draughts::Position<V::board_size>& q,
+                const PairStates<Shared>& states, Push& push, Source& source) {
     using namespace pair_state;
     using Position = draughts::Position<V::board_size>;
     using Bitboard = typename Position::Bitboard;
     using ManExit = typename PairSpace<V>::ManExit;
-    const std::uint64_t s = layout.storage(local);
     std::uint16_t& code = store.code(s);
     auto settle = [&](Value v) {
         code = static_cast<std::uint16_t>(dtw_code(v));

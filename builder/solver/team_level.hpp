@@ -1008,7 +1008,7 @@ private:
             lock.assign(lock_size, 0);
             Buckets buckets;
             const PairStates<true> states{lock.data()};
-            initialise_chunks(store, chunks, 0, chunks.size(), with_source, states, buckets,
+            initialise_chunks(store, false, chunks, 0, chunks.size(), with_source, states, buckets,
                               [&](std::size_t p) { return layout_for_setup(portions, p, fetches, asks); },
                               [](const Layout& l, std::uint64_t local, const Position&) { return l.state(local); });
             run_split_queue(store, portions, splits, lock, buckets);
@@ -1046,8 +1046,9 @@ private:
                 while (c < c1 && chunks[c].p0 == p) ++c;
                 const Layout layout = layout_for_setup(portions, p, fetches, asks);
                 PairScratch scratch;
-                const auto set_up = [&](const auto& order, const PairStates<true>& states, Buckets& buckets) {
-                    initialise_chunks(store, chunks, first, c, with_source, states, buckets,
+                const auto set_up = [&](const auto& order, const PairStates<true>& states, SolvedValues& blocks,
+                                        Buckets& buckets) {
+                    initialise_chunks(blocks, true, chunks, first, c, with_source, states, buckets,
                                       [&](std::size_t) { return layout; },
                                       [&](const Layout& l, std::uint64_t local, const Position& q) {
                                           return order.state(l, local, q);
@@ -1078,21 +1079,24 @@ private:
 
     // Sets up the positions of chunks [c0, c1) (each one portion's slice) in
     // parallel, their layouts through layout_of_portion(p), their states at
-    // state_of(layout, local, position).
+    // state_of(layout, local, position), their codes and marks in `codes`,
+    // at their states if `at_states` (a big pair's in block order:
+    // PairQueue::solve_shared), else at their layouts' places.
     template <class WithSource, class LayoutOf, class StateOf>
-    void initialise_chunks(SolvedValues& store, const std::vector<Chunk>& chunks, std::size_t c0, std::size_t c1,
-                           WithSource&& with_source, const PairStates<true>& states, Buckets& buckets,
-                           LayoutOf&& layout_of_portion, StateOf&& state_of) {
+    void initialise_chunks(SolvedValues& codes, bool at_states, const std::vector<Chunk>& chunks, std::size_t c0,
+                           std::size_t c1, WithSource&& with_source, const PairStates<true>& states,
+                           Buckets& buckets, LayoutOf&& layout_of_portion, StateOf&& state_of) {
         std::mutex merge;
         tbb::parallel_for(c0, c1, [&](std::size_t i) {
             const Chunk& chunk = chunks[i];
             const Layout layout = layout_of_portion(chunk.p0);
             Pushes pushes;
             with_source(chunk, [&](auto& source) {
-                CaptureMarks marks(store);
+                CaptureMarks marks(codes);
                 space_.for_each_position(layout, chunk.first, chunk.last, source, [&](std::uint64_t l, const Position& q) {
-                    initialise<V>(store, marks, layout, l, static_cast<std::uint32_t>(state_of(layout, l, q)), q, states,
-                                  pushes, source);
+                    const auto at = static_cast<std::uint32_t>(state_of(layout, l, q));
+                    initialise<V>(codes, marks, layout, l, at_states ? at : layout.storage(l), at, q, states, pushes,
+                                  source);
                 });
             });
             const std::lock_guard lock(merge);

@@ -1,7 +1,8 @@
 // A pair's positions in block order, as a team member holding a split pair
-// keeps them (builder/solver/pair_space.hpp): walked, counted into runs of
-// the table's order, and mapped back, each checked against a brute-force
-// count or the index's own ranking.
+// keeps them, and one process a big pair (builder/solver/pair_space.hpp):
+// walked, counted into runs of the table's order, mapped back run by run or
+// tile by tile, each checked against a brute-force count or the index's own
+// ranking.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -113,6 +114,59 @@ TEST(PairSpace, BlockRangesAsRunsOfTheTable) {
     check_block_ranges<draughts::Canadian>("KKMvKM");
     check_block_ranges<draughts::American>("KKKvK");
     check_block_ranges<draughts::International>("KKvKM");
+}
+
+// A pair's permutation from block order to the table's, tile by tile
+// (PairSpace::for_each_in_tile()), in tiles of several shapes: every
+// position of each half once, at the table local the index ranks it into.
+template <class V>
+void check_tiles(const char* name) {
+    const Material material = Material::parse(name);
+    const PairSpace<V> space(material);
+    const PotentialLevels<V::board_size> levels(material);
+    const auto pairs = space.pairs_of(levels, levels.levels().back().potential);
+    ASSERT_FALSE(pairs.empty());
+    for (const auto& pair : {pairs.front(), pairs.back()}) {
+        const auto layout = space.layout_of(pair);
+        const auto order = space.block_order_of(layout);
+        const std::uint64_t K = layout.king_placements;
+        // Brute force: each block local's table local, by the index.
+        std::vector<std::uint64_t> table_of(2 * K, ~std::uint64_t{0});
+        auto blocks = layout;
+        blocks.in_blocks = true;
+        const int halves = pair.alone ? 1 : 2;
+        space.for_each_position(blocks, 0, halves * K, [&](std::uint64_t l, const auto& q) {
+            table_of[l] = layout.half_of(l) * K + layout.index[layout.half_of(l)]->rank_kings(q);
+        });
+        for (const std::uint64_t tile : {std::uint64_t{1}, std::uint64_t{7}, std::uint64_t{64}})
+            for (const std::uint64_t step : {std::uint64_t{1}, std::uint64_t{5}, ~std::uint64_t{0}})
+                for (int h = 0; h < halves; ++h) {
+                    const int squares = draughts::popcount(layout.free[h]);
+                    const std::uint64_t block_count = combination::binomial(squares, order.black_kings[h]);
+                    const std::uint64_t whites = combination::binomial(squares, order.white_kings[h]);
+                    const std::uint64_t across = std::min(step, whites);
+                    std::vector<int> seen(K, 0);
+                    for (std::uint64_t b0 = 0; b0 < block_count; b0 += tile)
+                        for (std::uint64_t w0 = 0; w0 < whites; w0 += across)
+                            space.for_each_in_tile(layout, order, h, b0, std::min(block_count, b0 + tile), w0,
+                                                   std::min(whites, w0 + across),
+                                                   [&](std::uint64_t b, std::uint64_t t) {
+                                                       ASSERT_GE(b, h * K);
+                                                       ASSERT_LT(b, (h + 1) * K);
+                                                       EXPECT_EQ(t, table_of[b]) << name << " block local " << b;
+                                                       ++seen[b - h * K];
+                                                   });
+                    EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), static_cast<std::ptrdiff_t>(K))
+                        << name << " half " << h << " tiles of " << tile << " blocks";
+                }
+    }
+}
+
+TEST(PairSpace, TilesMapBlockOrderOntoTheTable) {
+    check_tiles<draughts::Brazilian>("KKMvKK");
+    check_tiles<draughts::Canadian>("KKKvM");  // a half without White's kings, one without Black's
+    check_tiles<draughts::American>("KKKvK");
+    check_tiles<draughts::International>("KKvKM");
 }
 
 }  // namespace
