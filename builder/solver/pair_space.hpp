@@ -161,8 +161,9 @@ public:
     // half), so they lie in one block of consecutive states: a cache line or
     // two when that side has one or two kings, a block the second-level
     // cache holds otherwise; in the table's order (White's kings first) they
-    // are scattered over the whole half, a cache miss each. Codes stay where
-    // the layout keeps them (Layout::storage).
+    // are scattered over the whole half, a cache miss each. Its codes are
+    // kept in the same order while it is solved, and moved to the table's
+    // order at its end (for_each_in_tile()).
     struct BlockOrder {
         std::uint64_t king_placements;
         std::uint64_t white_placements[2];  // of each half, Black's kings fixed: a block
@@ -184,12 +185,6 @@ public:
             black = combination::unrank(block, black_kings[h], free);
             white = combination::unrank(r - block * white_placements[h], white_kings[h], free & ~black);
             return h;
-        }
-        // The layout's local position of state `at` (where its code is).
-        std::uint64_t local(const Layout& layout, std::uint64_t at) const noexcept {
-            Bitboard white, black;
-            const int h = kings(layout, at, white, black);
-            return h * king_placements + layout.index[h]->rank_kings(layout.with_kings(h, white, black));
         }
         // The state of position q at `local` of the layout.
         std::uint64_t state(const Layout& layout, std::uint64_t local, const Position& q) const noexcept {
