@@ -32,7 +32,15 @@
 //   solver/set_up.hpp       a pair's positions set up (captures, exits)
 //   solver/pair_queue.hpp   the bucket queue; a pair solved on one thread or
 //                           on all
-//   solver/team_level.hpp   one level solved by a team member
+//   solver/team_level.hpp   one level solved by a team member, from its
+//                           parts: level_share.hpp (the member's share: its
+//                           portions, stages and chunks), team_context.hpp
+//                           (what the parts share, rounds of exchange),
+//                           team_lookups.hpp (values asked of other members),
+//                           man_move_blocks.hpp (man moves' values fetched by
+//                           blocks), split_queue.hpp (split pairs' queue in
+//                           step), team_results.hpp (results sent home),
+//                           background.hpp (exchanges beside the solving)
 //   solver.hpp (this file)  the material, level by level, one process or team
 #pragma once
 
