@@ -257,25 +257,14 @@ private:
     // the layout's places in `store`, in tiles (PairSpace::for_each_in_tile()).
     std::uint32_t finish_in_blocks(SolvedValues& store, const Layout& layout, const BlockOrder& order,
                                    const SolvedValues& blocks, const std::uint8_t* state) const {
-        constexpr std::uint64_t tile_positions = std::uint64_t{1} << 16;
-        struct Tile {
-            int h;
-            std::uint64_t block0, block1, white0, white1;
-        };
-        std::vector<Tile> tiles;
+        std::vector<typename PairSpace<V>::Tile> tiles;
         for (int h = 0; h < (layout.alone ? 1 : 2); ++h) {
-            const int squares = draughts::popcount(layout.free[h]);
-            const std::uint64_t block_count = combination::binomial(squares, order.black_kings[h]);
-            const std::uint64_t whites = combination::binomial(squares, order.white_kings[h]);
-            const std::uint64_t tile = PairSpace<V>::max_tile_blocks;
-            const std::uint64_t step = std::max<std::uint64_t>(1, tile_positions / tile);
-            for (std::uint64_t b0 = 0; b0 < block_count; b0 += tile)
-                for (std::uint64_t w0 = 0; w0 < whites; w0 += step)
-                    tiles.push_back({h, b0, std::min(block_count, b0 + tile), w0, std::min(whites, w0 + step)});
+            const std::uint64_t blocks = combination::binomial(draughts::popcount(layout.free[h]), order.black_kings[h]);
+            space_.add_tiles(layout, order, h, 0, blocks, tiles);
         }
         std::atomic<std::uint32_t> max_code{0};
         tbb::parallel_for(std::size_t{0}, tiles.size(), [&](std::size_t i) {
-            const Tile& t = tiles[i];
+            const typename PairSpace<V>::Tile& t = tiles[i];
             std::uint32_t most = 0;
             CaptureMarks marks(store);
             space_.for_each_in_tile(layout, order, t.h, t.block0, t.block1, t.white0, t.white1,

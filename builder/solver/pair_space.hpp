@@ -329,25 +329,21 @@ public:
         }
     }
 
-    // Calls f(block-order local) for the positions of a run of the table's
-    // order [first, first + count) inside one placement of White's kings
-    // (for_each_table_run()), in order.
-    template <class F>
-    void for_each_in_table_run(const Layout& layout, const BlockOrder& order, std::uint64_t first, std::uint64_t count,
-                               F&& f) const {
-        const int h = layout.half_of(first);
-        const std::uint64_t K = layout.king_placements;
-        const Bitboard free = layout.free[h];
-        const int w = order.white_kings[h], b = order.black_kings[h];
-        const std::uint64_t bp = combination::binomial(draughts::popcount(free) - w, b);
-        const std::uint64_t r = (first - h * K) / bp;
-        const Bitboard white = combination::unrank(r, w, free), rest = free & ~white;
-        Bitboard black_c = combination::unrank_compressed<Bitboard>(first - h * K - r * bp, b);
-        for (std::uint64_t x = 0; x < count; ++x) {
-            const Bitboard black = draughts::deposit_bits(black_c, rest);
-            f(order.state(layout, h, white, black));
-            if (b > 0) black_c = combination::next_compressed(black_c);
-        }
+    // Tiles of about 2^16 positions (max_tile_blocks blocks by a range of
+    // White's placements) covering blocks [block0, block1) of half h, every
+    // placement of White's kings, added to `tiles` for for_each_in_tile().
+    struct Tile {
+        int h;
+        std::uint64_t block0, block1, white0, white1;
+    };
+    void add_tiles(const Layout& layout, const BlockOrder& order, int h, std::uint64_t block0, std::uint64_t block1,
+                   std::vector<Tile>& tiles) const {
+        constexpr std::uint64_t tile_positions = std::uint64_t{1} << 16;
+        const std::uint64_t whites = combination::binomial(draughts::popcount(layout.free[h]), order.white_kings[h]);
+        const std::uint64_t step = std::max<std::uint64_t>(1, tile_positions / max_tile_blocks);
+        for (std::uint64_t b0 = block0; b0 < block1; b0 += max_tile_blocks)
+            for (std::uint64_t w0 = 0; w0 < whites; w0 += step)
+                tiles.push_back({h, b0, std::min(block1, b0 + max_tile_blocks), w0, std::min(whites, w0 + step)});
     }
 
     // The layout of a pair whose codes are the material's own (one process).

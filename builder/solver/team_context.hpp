@@ -43,6 +43,7 @@ struct TeamBuffers {
     std::vector<std::uint64_t> exit_first;            // each portion's first block fetched
     std::vector<std::uint64_t> exit_bases;            // the blocks fetched, in order
     SolvedValues fetched;                             // the blocks' codes (fetch_blocks())
+    SolvedValues staged;                              // split pairs' codes in the table's order (send_home())
 };
 
 // A team member as its level's parts see it. `tables` holds the team's

@@ -12,14 +12,57 @@
 #include <stdexcept>
 #include <vector>
 
+#include <tbb/parallel_for.h>
+
 #include "builder/solved_values.hpp"
 #include "builder/solver/level_share.hpp"
 #include "builder/solver/pair_space.hpp"
 #include "builder/solver/team_context.hpp"
 #include "builder/team.hpp"
 #include "builder/word_coding.hpp"
+#include "probe/combination.hpp"
+#include "probe/divisor.hpp"
 
 namespace dtb {
+
+// Copies the codes and capture marks of block-order locals [first, last)
+// of one half of a split pair (a member's share) from `work`, at the
+// layout's places, to `staged` from `at` on, in the table's order, with all
+// threads in tiles (PairSpace::for_each_in_tile()), where one position at
+// a time would miss the cache on every read; calls run(first, count, where)
+// for the runs of the table's order they make (PairSpace::for_each_table_run()),
+// in order, each at `where` in `staged`.
+template <class V, class Run>
+void stage_in_table_order(const PairSpace<V>& space, const typename PairSpace<V>::Layout& layout,
+                          const typename PairSpace<V>::BlockOrder& order, std::uint64_t first, std::uint64_t last,
+                          const SolvedValues& work, SolvedValues& staged, std::uint64_t at, Run&& run) {
+    const int h = layout.half_of(first);
+    const std::uint64_t half = h * layout.king_placements, blocks = order.white_placements[h];
+    const int squares = draughts::popcount(layout.free[h]);
+    // Black's placements beside one of White's: a run's placement of White's kings is its table local's quotient.
+    const Divisor beside(combination::binomial(squares - order.white_kings[h], order.black_kings[h]));
+    std::vector<std::int64_t> shift(combination::binomial(squares, order.white_kings[h]));  // staged less table
+    space.for_each_table_run(layout, order, first, last, [&](std::uint64_t f, std::uint64_t n) {
+        shift[beside.divide(f - half)] = static_cast<std::int64_t>(at) - static_cast<std::int64_t>(f);
+        run(f, n, at);
+        at += n;
+    });
+    std::vector<typename PairSpace<V>::Tile> tiles;
+    space.add_tiles(layout, order, h, (first - half) / blocks, (last - half + blocks - 1) / blocks, tiles);
+    tbb::parallel_for(std::size_t{0}, tiles.size(), [&](std::size_t i) {
+        const typename PairSpace<V>::Tile& t = tiles[i];
+        CaptureMarks marks(staged);
+        space.for_each_in_tile(layout, order, h, t.block0, t.block1, t.white0, t.white1,
+                               [&](std::uint64_t b, std::uint64_t l) {
+                                   if (b < first || b >= last) return;  // a block cut by the share's ends
+                                   const std::uint64_t s = layout.storage(b);
+                                   const auto x = static_cast<std::uint64_t>(
+                                       shift[beside.divide(l - half)] + static_cast<std::int64_t>(l));
+                                   staged.code(x) = work.code(s);
+                                   if (work.has_capture(s)) marks.mark(x);
+                               });
+    });
+}
 
 // Sends the codes and capture marks of the member's positions of a level
 // to the members whose ranges hold them, and takes in those it holds.
@@ -44,27 +87,34 @@ void send_home(const TeamContext<V>& member, const LevelShare<V>& share, std::si
     struct Piece {
         std::size_t portion;
         std::uint64_t first, last;
+        std::uint64_t staged;  // a split pair's: where `first` is in `staged`
     };
     std::vector<Piece> pieces;
-    const auto cut = [&](std::size_t p, std::uint64_t first, std::uint64_t last) {
+    const auto cut = [&](std::size_t p, std::uint64_t first, std::uint64_t last, std::uint64_t where) {
         for (std::uint64_t f = first; f < last; f += member.options.lookup_positions)
-            pieces.push_back({p, f, std::min<std::uint64_t>(last, f + member.options.lookup_positions)});
+            pieces.push_back({p, f, std::min<std::uint64_t>(last, f + member.options.lookup_positions),
+                              where + (f - first)});
     };
-    // A split pair's codes are in block order: its pieces are the runs
-    // of the table's order its positions make (PairSpace::for_each_table_run()).
-    std::vector<Layout> split_layouts;
-    std::vector<typename PairSpace<V>::BlockOrder> split_orders;
-    std::vector<std::size_t> split_of(p1 - p0);  // each split portion's in those
-    for (std::size_t p = p0; p < p1; ++p) {
+    // A split pair's codes are in block order: they are staged in the
+    // table's order first, and its pieces are the runs they make there.
+    SolvedValues& staged = member.buffers.staged;
+    std::uint64_t staged_size = 0;
+    for (std::size_t p = p0; p < p1; ++p)
+        if (portions[p].split) staged_size += portions[p].count();
+    staged.first = 0;
+    staged.codes.resize(staged_size);
+    staged.capture.assign((staged_size + 63) / 64, 0);
+    for (std::size_t p = p0, at = 0; p < p1; ++p) {
         if (!portions[p].split) {
-            cut(p, portions[p].first, portions[p].last);
+            cut(p, portions[p].first, portions[p].last, 0);
             continue;
         }
-        split_of[p - p0] = split_layouts.size();
-        split_layouts.push_back(share.layout_in_work(portions[p], Needs::exits));
-        split_orders.push_back(member.space.block_order_of(split_layouts.back()));
-        member.space.for_each_table_run(split_layouts.back(), split_orders.back(), portions[p].first, portions[p].last,
-                                  [&](std::uint64_t f, std::uint64_t n) { cut(p, f, f + n); });
+        const Layout layout = share.layout_in_work(portions[p], Needs::exits);  // with its free squares
+        stage_in_table_order(member.space, layout, member.space.block_order_of(layout), portions[p].first,
+                             portions[p].last, work, staged, at, [&](std::uint64_t f, std::uint64_t n, std::uint64_t x) {
+                                 cut(p, f, f + n, x);
+                             });
+        at += portions[p].count();
     }
     Mailbox<std::byte>& mail = member.buffers.results;
     auto positions = [&](std::size_t i) { return pieces[i].last - pieces[i].first; };
@@ -72,10 +122,8 @@ void send_home(const TeamContext<V>& member, const LevelShare<V>& share, std::si
         std::vector<WordCoding> starts(members), counts(members);
         for (std::size_t i = i0; i < i1; ++i) {
             const Portion& portion = portions[pieces[i].portion];
-            const std::size_t split_at = split_of[pieces[i].portion - p0];
-            std::optional<Layout> placed;  // a whole pair's
-            if (!portion.split) placed.emplace(share.layout_in_work(portion, Needs::placement));
-            const Layout& layout = portion.split ? split_layouts[split_at] : *placed;
+            const Layout layout = share.layout_in_work(portion, Needs::placement);
+            const SolvedValues& codes = portion.split ? staged : work;
             // Runs of consecutive global positions: a half at a time, cut where the ranges change hands.
             std::uint64_t l = pieces[i].first;
             while (l < pieces[i].last) {
@@ -92,21 +140,10 @@ void send_home(const TeamContext<V>& member, const LevelShare<V>& share, std::si
                 const std::size_t at = o.size();
                 o.resize(at + 2 * std::size_t{count} + (count + 7) / 8, std::byte{0});
                 std::byte* rec = o.data() + at;
-                const auto mark = [&](std::uint32_t x, std::uint64_t s) {
-                    if (work.has_capture(s)) rec[2 * count + x / 8] |= static_cast<std::byte>(1 << (x % 8));
-                };
-                if (portion.split) {
-                    std::uint32_t x = 0;
-                    member.space.for_each_in_table_run(layout, split_orders[split_at], l, count, [&](std::uint64_t b) {
-                        const std::uint64_t s = layout.storage(b);
-                        const std::uint16_t code = work.code(s);
-                        std::memcpy(rec + 2 * x, &code, 2);
-                        mark(x++, s);
-                    });
-                } else {
-                    std::memcpy(rec, work.codes.data() + (layout.storage(l) - work.first), 2 * std::size_t{count});
-                    for (std::uint32_t x = 0; x < count; ++x) mark(x, layout.storage(l + x));
-                }
+                const std::uint64_t s = portion.split ? pieces[i].staged + (l - pieces[i].first) : layout.storage(l);
+                std::memcpy(rec, codes.codes.data() + (s - codes.first), 2 * std::size_t{count});
+                for (std::uint32_t x = 0; x < count; ++x)
+                    if (codes.has_capture(s + x)) rec[2 * count + x / 8] |= static_cast<std::byte>(1 << (x % 8));
                 l += count;
             }
         }
