@@ -151,7 +151,12 @@ public:
     // (PairQueue::solve_shared(), or split) with all threads.
     bool small(const Portion& p) const noexcept { return !p.split && p.count() < big_; }
 
-    // The layout of a portion inside the level's work area (place()).
+    // The layout of a portion inside the level's work area (place()). A
+    // split pair's locals are in block order; so are a big whole pair's,
+    // whose questions are asked and positions set up in that order, as one
+    // process sets a big pair up (PairQueue::solve_shared()): their places
+    // in the work area are the same, in another order, and hold the table's
+    // order once the pair is solved.
     Layout layout_in_work(const Portion& portion, Needs needs = Needs::all) const {
         Layout layout = needs == Needs::placement ? space_.placement_of(portion.pair)
                                                   : space_.layout_of(portion.pair, needs == Needs::all);
@@ -160,7 +165,7 @@ public:
             layout.state_shift[h] = portion.state_shift[h];
         }
         layout.split = portion.split;
-        layout.in_blocks = portion.split != nullptr;
+        layout.in_blocks = !small(portion);
         return layout;
     }
 

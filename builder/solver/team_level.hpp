@@ -143,12 +143,13 @@ public:
                 while (c < c1 && chunks[c].p0 == p) ++c;
                 const Layout layout = layout_for_setup(p);
                 PairScratch scratch;
-                const auto set_up = [&](const auto& order, const PairStates<true>& states, SolvedValues& blocks,
+                // Set up in block order (layout_in_work()): a position's state is its local.
+                const auto set_up = [&](const auto&, const PairStates<true>& states, SolvedValues& blocks,
                                         Buckets& buckets) {
                     initialise_chunks(blocks, true, chunks, first, c, with_source, states, buckets,
                                       [&](std::size_t) { return layout; },
-                                      [&](const Layout& l, std::uint64_t local, const Position& q) {
-                                          return order.state(l, local, q);
+                                      [](const Layout& l, std::uint64_t local, const Position&) {
+                                          return l.state(local);
                                       });
                 };
                 max_code_.note(queue_.solve_shared(store, layout, portions[p].count(), scratch, set_up));
