@@ -76,13 +76,15 @@ void run_split_queue(const TeamContext<V>& member, SolvedValues& work, const Lev
     };
     // Tells the predecessors this member holds of a group of positions
     // (portion, local), at most 64: their states and codes are both in
-    // block order, `delta` apart. A position whose block several members
-    // hold has its predecessors listed once, by the member that settled
-    // it, and those of the others posted to them in `outbox` as
-    // predecessors (`single`, the top bit of what crosses): a block
-    // the whole half when the side not to move in it has no king, and
-    // sending the position to every member would list its predecessors
-    // on each.
+    // block order, `delta` apart. A position whose block three members or
+    // more hold has its predecessors listed once, by the member that
+    // settled it, and those of the others posted to them in `outbox` as
+    // predecessors (`single`, the top bit of what crosses): a block is the
+    // whole half when the side not to move in it has no king, and sending
+    // the position to every member would list its predecessors on each.
+    // One that two members hold crosses whole to the other holder (8
+    // bytes, where its predecessors there would cross at 8 bytes each),
+    // and each holder lists its predecessors and tells its own.
     constexpr std::size_t group = 64;
     constexpr std::uint64_t single_bit = std::uint64_t{1} << 63;
     struct Told {
@@ -184,7 +186,14 @@ void run_split_queue(const TeamContext<V>& member, SolvedValues& work, const Lev
                                    const Split& split = portions[p].split->half[c.g];
                                    const int j0 = split.owner(c.block);
                                    const int j1 = split.owner(c.block + orders[p].white_placements[c.g] - 1);
-                                   if (j0 != j1) {
+                                   if (j1 == j0 + 1) {
+                                       for (const int j : {j0, j1}) {
+                                           if (j == me)
+                                               here[mine++] = {p, local, false};
+                                           else
+                                               outbox[j].push_back(pair_of[p] * pair_size + local);
+                                       }
+                                   } else if (j0 != j1) {
                                        spread[shared++] = {p, local, false};
                                    } else if (j0 == me) {
                                        here[mine++] = {p, local, false};
