@@ -32,9 +32,10 @@ namespace dtb {
 // each distance every member takes its positions settled at that
 // distance: a position whose block one other member holds crosses to
 // it whole, once, and that member lists and tells its predecessors; one
-// whose block this member holds has them told here; one whose block
-// several hold has them listed here and each sent to its holder
-// (tell()). A position crosses as its pair's number among the level's
+// whose block this member holds has them told here; one whose block two
+// members hold is told by each (crossing whole to the other); one whose
+// block three or more hold has them listed here and each sent to its
+// holder (tell()). A position crosses as its pair's number among the level's
 // split pairs (`splits`) times 2K plus its local.
 // The member's portions are the level's, its states in `lock`.
 template <class V>

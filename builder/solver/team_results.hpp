@@ -7,7 +7,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <optional>
 #include <span>
 #include <stdexcept>
 #include <vector>
@@ -37,7 +36,7 @@ void stage_in_table_order(const PairSpace<V>& space, const typename PairSpace<V>
                           const typename PairSpace<V>::BlockOrder& order, std::uint64_t first, std::uint64_t last,
                           const SolvedValues& work, SolvedValues& staged, std::uint64_t at, Run&& run) {
     const int h = layout.half_of(first);
-    const std::uint64_t half = h * layout.king_placements, blocks = order.white_placements[h];
+    const std::uint64_t half = h * layout.king_placements, block_size = order.white_placements[h];
     const int squares = draughts::popcount(layout.free[h]);
     // Black's placements beside one of White's: a run's placement of White's kings is its table local's quotient.
     const Divisor beside(combination::binomial(squares - order.white_kings[h], order.black_kings[h]));
@@ -48,7 +47,8 @@ void stage_in_table_order(const PairSpace<V>& space, const typename PairSpace<V>
         at += n;
     });
     std::vector<typename PairSpace<V>::Tile> tiles;
-    space.add_tiles(layout, order, h, (first - half) / blocks, (last - half + blocks - 1) / blocks, tiles);
+    space.add_tiles(layout, order, h, (first - half) / block_size, (last - half + block_size - 1) / block_size,
+                    tiles);
     tbb::parallel_for(std::size_t{0}, tiles.size(), [&](std::size_t i) {
         const typename PairSpace<V>::Tile& t = tiles[i];
         CaptureMarks marks(staged);
