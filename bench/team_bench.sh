@@ -4,7 +4,11 @@
 # alone is built by 1 rank of T threads, and by teams of R ranks of 1 thread
 # each (forced with a small --team-positions). Prints, per run, the seconds,
 # the processor seconds of all ranks, the bytes the ranks sent each other per
-# position, the time ranks waited for their teams, and the peak memory per rank.
+# position, the time ranks waited for their teams, the peak memory per rank, the
+# seconds all ranks spent reading tables back from their files, and the
+# processor seconds of solving: all ranks' less what reading back took (a team
+# reads its tables back on each member where a real build mostly holds them,
+# and the projection counts tables on their own: docs/scaling.md).
 #
 #     bench/team_bench.sh VARIANT MATERIAL [RANKS...]     (default ranks: 2 3)
 #     bench/team_bench.sh international KKKvKK 2 4
@@ -40,7 +44,8 @@ for ext in ("wld", "dtw"):
     os.remove(os.path.join(d, f"{m}.{ext}"))
 EOF
 
-printf "%-14s %-12s %8s %10s %10s %12s %10s %10s\n" material run seconds processor "M pos/s" "sent B/pos" "waited s" "MiB/rank"
+printf "%-14s %-12s %8s %10s %10s %12s %10s %10s %12s %10s\n" material run seconds processor "M pos/s" "sent B/pos" \
+  "waited s" "MiB/rank" "read back s" "solving"
 run() {  # run LABEL RANKS THREADS [OPTIONS...]
   local label=$1 n=$2 t=$3
   shift 3
@@ -60,7 +65,10 @@ cpu = sum(float(re.search(r"processor ([\d.]+) s", r).group(1)) for r in ranks)
 sent = sum(int(re.search(r"sent (\d+) bytes", r).group(1)) for r in ranks)
 wait = max(float(re.search(r"waiting for its teams ([\d.]+) s", r).group(1)) for r in ranks)
 mem = max(int(re.search(r"peak memory (\d+) MiB", r).group(1)) for r in ranks)
-print(f"{m:<14} {label:<12} {seconds:8.2f} {cpu:10.2f} {positions / seconds / 1e6:10.2f} {sent / positions:12.2f} {wait:10.2f} {mem:10d}")
+back = [re.search(r"read back from their files \d+ \(([\d.]+) s, processor ([\d.]+) s\)", r) for r in ranks]
+back_cpu = sum(float(b.group(2)) for b in back)
+print(f"{m:<14} {label:<12} {seconds:8.2f} {cpu:10.2f} {positions / seconds / 1e6:10.2f} {sent / positions:12.2f} "
+      f"{wait:10.2f} {mem:10d} {sum(float(b.group(1)) for b in back):12.1f} {cpu - back_cpu:10.2f}")
 EOF
 }
 run "1x$threads" 1 "$threads"

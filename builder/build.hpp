@@ -69,6 +69,7 @@ struct RankReport {
     std::uint64_t table_parts_sent_again = 0;  // and sent again to other askers, packed once
     std::uint64_t tables_read_back = 0;        // tables, or its ranges of them, read back from their files
     double read_back_seconds = 0;              // doing that (capture positions solved again)
+    double read_back_cpu_seconds = 0;          // the rank's processor time meanwhile
     std::uint64_t kept_packed = 0;             // tables it kept, packed to make room
     std::uint64_t kept_unpacked = 0;           // and unpacked when needed again
     std::uint64_t peak_memory_bytes = 0;

@@ -18,6 +18,7 @@
 #include <tbb/parallel_for.h>
 
 #include "builder/capture_values.hpp"
+#include "builder/progress.hpp"
 #include "builder/solved_values.hpp"
 #include "probe/prober.hpp"
 #include "probe/table_file.hpp"
@@ -26,21 +27,28 @@ namespace dtb {
 
 // Tables (or a team member's range of one) read back from their files, and
 // the seconds that took: what a rank of a distributed build counts of it.
+// `processor` is the process's processor time meanwhile, all its threads
+// (what else the rank did beside it included), so that a benchmark can tell
+// solving from reading back (bench/team_bench.sh).
 struct ReadBacks {
     int tables = 0;
     double seconds = 0;
+    double processor = 0;
 
     // Runs `read` (which reads one back) and counts it.
     template <class F>
     void count(F&& read) {
         const auto start = std::chrono::steady_clock::now();
+        const double processor_start = cpu_seconds();
         read();
         seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        processor += cpu_seconds() - processor_start;
         ++tables;
     }
     ReadBacks& operator+=(const ReadBacks& o) noexcept {
         tables += o.tables;
         seconds += o.seconds;
+        processor += o.processor;
         return *this;
     }
 };

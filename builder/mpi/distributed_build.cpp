@@ -142,7 +142,7 @@ struct RankCounts {
     std::uint64_t materials_alone = 0, team_materials = 0, bytes_sent = 0, bytes_received = 0, peak_memory = 0;
     std::uint64_t table_parts_packed = 0, table_parts_sent_again = 0;
     std::uint64_t tables_read_back = 0, kept_packed = 0, kept_unpacked = 0;
-    double read_back_seconds = 0;
+    double read_back_seconds = 0, read_back_cpu_seconds = 0;
     double working_seconds = 0, team_wait_seconds = 0, idle_seconds = 0, cpu_seconds = 0;
 };
 
@@ -228,6 +228,7 @@ public:
         counts_.team_wait_seconds = traffic_.wait_seconds;
         counts_.tables_read_back = static_cast<std::uint64_t>(read_back_.tables);
         counts_.read_back_seconds = read_back_.seconds;
+        counts_.read_back_cpu_seconds = read_back_.processor;
         counts_.kept_packed = cache_.packed();
         counts_.kept_unpacked = cache_.unpacked();
         counts_.peak_memory = peak_resident_bytes();
@@ -241,7 +242,7 @@ public:
             report_.ranks.push_back({r, c.materials_alone, c.team_materials, c.working_seconds, c.team_wait_seconds,
                                      c.idle_seconds, c.cpu_seconds, c.bytes_sent, c.bytes_received,
                                      c.table_parts_packed, c.table_parts_sent_again,
-                                     c.tables_read_back, c.read_back_seconds, c.kept_packed,
+                                     c.tables_read_back, c.read_back_seconds, c.read_back_cpu_seconds, c.kept_packed,
                                      c.kept_unpacked, c.peak_memory});
         }
         // The rule tables (--rules) after the plain ones, by rank 0 with its
