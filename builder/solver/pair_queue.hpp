@@ -88,22 +88,30 @@ public:
         thread_local std::vector<std::uint32_t> predecessors;
         thread_local std::vector<std::pair<std::uint32_t, std::uint16_t*>> settling;
         std::array<std::uint32_t, 65> first;
-        predecessors.clear();
+        // Written through a pointer, grown only when full: push_back() was
+        // left a call per predecessor where `list` is large (the team's).
+        std::uint32_t* out = predecessors.data();
+        std::uint32_t count = 0, room = static_cast<std::uint32_t>(predecessors.size());
         for (std::size_t j = 0; j < n; ++j) {
-            first[j] = static_cast<std::uint32_t>(predecessors.size());
+            first[j] = count;
             list(j, [&](std::uint32_t pred) {
-                predecessors.push_back(pred);
+                if (count == room) [[unlikely]] {
+                    predecessors.resize(std::max<std::size_t>(1024, 2 * std::size_t{room}));
+                    out = predecessors.data();
+                    room = static_cast<std::uint32_t>(predecessors.size());
+                }
+                out[count++] = pred;
                 __builtin_prefetch(states.state + pred, 1);
             });
         }
-        first[n] = static_cast<std::uint32_t>(predecessors.size());
+        first[n] = count;
         settling.clear();
         for (std::size_t j = 0; j < n; ++j)
             for (std::uint32_t k = first[j]; k < first[j + 1]; ++k)
-                if (settles(predecessors[k], distance, states)) {
-                    std::uint16_t* code = code_of(j, predecessors[k]);
+                if (settles(out[k], distance, states)) {
+                    std::uint16_t* code = code_of(j, out[k]);
                     __builtin_prefetch(code, 1);
-                    settling.emplace_back(predecessors[k], code);
+                    settling.emplace_back(out[k], code);
                 }
         for (const auto& [pred, code] : settling) settle(*code, pred, distance, push);
     }
