@@ -30,7 +30,10 @@
 // one rank's, both measured on teams of 2 for levels shared out by whole
 // pairs and for levels whose pairs are split, and taken in proportion to the
 // part of the lookups that cross ranks on k, (k - 1) / k against 1/2: f(k) =
-// 1 + (f(2) - 1) 2 (k - 1) / k, b(k) = b(2) 2 (k - 1) / k. B bytes a second a
+// 1 + (f(2) - 1) 2 (k - 1) / k, b(k) = b(2) 2 (k - 1) / k; for split levels
+// only a part g of f(2) - 1 grows so (--split-growth, --whole-growth for
+// whole pairs with kings; measured on teams of 2 to 4, where f hardly
+// moved): f(k) = 1 + (f(2) - 1)(1 + g (2 (k - 1) / k - 1)). B bytes a second a
 // rank sends, t bytes a position of a table on the network (2.125 raw; packed,
 // measured), pack and unpack a thread's speed in bytes of codes a second,
 // latency(k) a collective's on k ranks. Rounds a level: lookups
@@ -72,6 +75,8 @@ struct Model {
     double whole_overhead = 1.07;         // f, levels shared out by whole pairs
     double men_overhead = 1.19;           // f, the same, men only (a position a pair)
     double split_overhead = 1.07;         // f, levels whose pairs are split
+    double split_growth = 1;              // how much of a split level's f(2) - 1 grows with k (1: all, as the bytes)
+    double whole_growth = 1;              // the same, levels of whole pairs with kings
     double whole_bytes = 9.0;             // b, bytes a position, whole pairs
     double men_bytes = 27.5;              // b, men only
     double split_bytes = 7.06;            // b, split pairs
@@ -181,7 +186,11 @@ Duration solving(const Model& m, const Material& u, int k, std::size_t l0 = 0, b
         const double f2 = split ? m.split_overhead : men_only ? m.men_overhead : m.whole_overhead;
         const double b2 = split ? m.split_bytes : men_only ? m.men_bytes : m.whole_bytes;
         const double f = f2 + (shared ? m.shared_overhead - 1 : 0), b = b2 + (shared ? m.shared_bytes : 0);
-        const double work = alone_seconds(m, p * share) * (1 + (f - 1) * remote) / k;
+        // A level's overhead measured on teams of 2, 3 and 4 hardly grows
+        // with k (its bytes do): only `split_growth` or `whole_growth` of it
+        // follows the share that crosses.
+        const double growth = split ? m.split_growth : men_only ? 1 : m.whole_growth;
+        const double work = alone_seconds(m, p * share) * (1 + (f - 1) * (1 + growth * (remote - 1))) / k;
         const double per_member = p * share / k;
         // The pairs' own exchange (man moves' blocks and results), and the
         // questions into tables shared out.
@@ -438,6 +447,10 @@ int main(int argc, char** argv) {
                    "a team of 2's processor time over one rank's, whole pairs (measured)");
     app.add_option("--men-overhead", m.men_overhead, "the same, whole pairs of men only (measured)");
     app.add_option("--split-overhead", m.split_overhead, "the same, split pairs (measured)");
+    app.add_option("--split-growth", m.split_growth,
+                   "the part of the split pairs' overhead that grows with the share that crosses ranks, "
+                   "(k - 1) / k (1: all of it; measured on teams of 2 to 4)");
+    app.add_option("--whole-growth", m.whole_growth, "the same, whole pairs with kings");
     app.add_option("--whole-bytes", m.whole_bytes, "bytes a position a team of 2 exchanges, whole pairs (measured)");
     app.add_option("--men-bytes", m.men_bytes, "the same, men only (measured)");
     app.add_option("--split-bytes", m.split_bytes, "the same, split pairs (measured)");
@@ -475,11 +488,11 @@ int main(int argc, char** argv) {
     fmt::print("{} up to {} pieces: {} materials, {:.3g} positions, the largest {:.3g}\n", variant, pieces, units.size(),
                static_cast<double>(total), static_cast<double>(largest));
     fmt::print("model: {} threads a rank at {:.0f} ns a position (efficiency {}); a team of 2's overhead {} (whole "
-               "pairs), {} (men only), {} (split) and bytes a position {}, {}, {}; {:.1f} GB/s, {} us latency, {} "
+               "pairs), {} (men only), {} (split), of it growing with k {} (whole) and {} (split), and bytes a position {}, {}, {}; {:.1f} GB/s, {} us latency, {} "
                "distances a split level, {:.0f} GiB a rank, reading back {} of a solve; tables sent at {} bytes a position, "
                "packed at {} GB/s and unpacked at {} GB/s a thread\n",
                m.threads, m.ns_per_position, m.thread_efficiency, m.whole_overhead, m.men_overhead, m.split_overhead,
-               m.whole_bytes, m.men_bytes, m.split_bytes, m.bandwidth / 1e9, m.latency_us, m.distances,
+               m.whole_growth, m.split_growth, m.whole_bytes, m.men_bytes, m.split_bytes, m.bandwidth / 1e9, m.latency_us, m.distances,
                m.memory_bytes / (1 << 30), m.read_fraction, m.table_bytes, m.pack_gbps, m.unpack_gbps);
     // Against the work alone: one rank solving every material, no table read back.
     double one = 0;
