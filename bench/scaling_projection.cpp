@@ -488,12 +488,14 @@ int main(int argc, char** argv) {
     fmt::print("{} up to {} pieces: {} materials, {:.3g} positions, the largest {:.3g}\n", variant, pieces, units.size(),
                static_cast<double>(total), static_cast<double>(largest));
     fmt::print("model: {} threads a rank at {:.0f} ns a position (efficiency {}); a team of 2's overhead {} (whole "
-               "pairs), {} (men only), {} (split), of it growing with k {} (whole) and {} (split), and bytes a position {}, {}, {}; {:.1f} GB/s, {} us latency, {} "
-               "distances a split level, {:.0f} GiB a rank, reading back {} of a solve; tables sent at {} bytes a position, "
-               "packed at {} GB/s and unpacked at {} GB/s a thread\n",
+               "pairs), {} (men only), {} (split), of it growing with k {} (whole) and {} (split), and bytes a "
+               "position {}, {}, {}; {:.1f} GB/s, {} us latency, {} distances a split level, {:.0f} GiB a rank, "
+               "reading back {} of a solve; tables sent at {} bytes a position, packed at {} GB/s and unpacked at {} "
+               "GB/s a thread\n",
                m.threads, m.ns_per_position, m.thread_efficiency, m.whole_overhead, m.men_overhead, m.split_overhead,
-               m.whole_growth, m.split_growth, m.whole_bytes, m.men_bytes, m.split_bytes, m.bandwidth / 1e9, m.latency_us, m.distances,
-               m.memory_bytes / (1 << 30), m.read_fraction, m.table_bytes, m.pack_gbps, m.unpack_gbps);
+               m.whole_growth, m.split_growth, m.whole_bytes, m.men_bytes, m.split_bytes, m.bandwidth / 1e9,
+               m.latency_us, m.distances, m.memory_bytes / (1 << 30), m.read_fraction, m.table_bytes, m.pack_gbps,
+               m.unpack_gbps);
     // Against the work alone: one rank solving every material, no table read back.
     double one = 0;
     for (const Material& u : units) one += solving(m, u, 1).work;

@@ -45,12 +45,12 @@ void print_summary(const BuildReport& r) {
     for (const RankReport& k : r.ranks)
         fmt::print("rank {:<3} {} alone, {} in teams; working {:.1f} s (waiting for its teams {:.1f} s), idle {:.1f} s, "
                    "processor {:.1f} s; sent {} bytes, received {} bytes; table parts packed {}, sent again {}; "
-                   "tables read back from their files {} ({:.1f} s, processor {:.1f} s); kept tables packed {}, unpacked {}; "
-                   "peak memory {} MiB\n",
+                   "tables read back from their files {} ({:.1f} s, processor {:.1f} s); kept tables packed {}, "
+                   "unpacked {}; peak memory {} MiB\n",
                    k.rank, k.materials_alone, k.team_materials, k.working_seconds, k.team_wait_seconds,
                    k.idle_seconds, k.cpu_seconds, k.bytes_sent, k.bytes_received, k.table_parts_packed,
-                   k.table_parts_sent_again, k.tables_read_back, k.read_back_seconds, k.read_back_cpu_seconds, k.kept_packed, k.kept_unpacked,
-                   k.peak_memory_bytes >> 20);
+                   k.table_parts_sent_again, k.tables_read_back, k.read_back_seconds, k.read_back_cpu_seconds,
+                   k.kept_packed, k.kept_unpacked, k.peak_memory_bytes >> 20);
     const KeptTablesReport& kept = r.kept;
     if (kept.packed > 0 || kept.read_back > 0)
         fmt::print("kept tables within the memory budget: {} packed ({} MiB into {} MiB, {:.1f} s), unpacked {} "
