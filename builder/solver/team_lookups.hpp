@@ -119,10 +119,9 @@ public:
                 words[i].clear();
                 start[i].assign(members, 0);
                 const Needs needs = fetched_exits ? Needs::exits : Needs::all;  // ask() words no man move's child
-                HeldCaptures held(member_.successors, !member_.tables.shares_successors());
                 share.for_each_run(chunks[c0 + i], needs, [&](const Layout& l, std::uint64_t f, std::uint64_t e) {
-                    member_.space.for_each_position(l, f, e, held, [&](std::uint64_t x, const Position& q) {
-                        ask(store, l, x, q, meta.data(), fetched_exits, words[i], held);
+                    member_.space.for_each_position(l, f, e, [&](std::uint64_t x, const Position& q) {
+                        ask(store, l, x, q, meta.data(), fetched_exits, words[i]);
                     });
                 });
                 // Each member's questions of the chunk coded on their own
@@ -224,35 +223,13 @@ public:
     }
 
 private:
-    // When every table the level's captures lead to is held here (no
-    // successor shared out), the captures' values of a group of positions,
-    // found and prefetched together before ask() takes them, as one process
-    // sets them up (CaptureValues); else nothing, and ask() finds them.
-    struct HeldCaptures {
-        HeldCaptures(const Successors<V>& successors, bool all_held) {
-            if (all_held) values.emplace(successors);
-        }
-        void prepare(std::span<const Position> group) {
-            if (values) values->prepare(group);
-        }
-        std::optional<CaptureValues<V>> values;
-    };
-
     // The words of the values that `local` needs from other members, in the
     // order initialise() takes them (its man moves' not when `fetched_exits`);
     // sets its meta, and for a position with a capture leaves the best over
     // the captures read here in its code.
     void ask(SolvedValues& store, const Layout& layout, std::uint64_t local, const Position& q, std::uint8_t* meta,
-             bool fetched_exits, std::vector<std::uint64_t>& words, HeldCaptures& held) const {
+             bool fetched_exits, std::vector<std::uint64_t>& words) const {
         const std::uint64_t s = layout.storage(local);
-        if (held.values) {
-            if (const std::optional<Value> v = held.values->next()) {  // every capture read here
-                meta[s] = 1;
-                store.code(s) = static_cast<std::uint16_t>(dtw_code(*v));
-                return;
-            }
-            return ask_exits(layout, local, q, meta, fetched_exits, words);
-        }
         draughts::CaptureBuffer<N> captures;
         const Captures kind = find_captures<V>(q, captures);
         if (kind == Captures::of_the_last_piece) {
@@ -280,13 +257,7 @@ private:
             store.code(s) = static_cast<std::uint16_t>(dtw_code(best));
             return;
         }
-        ask_exits(layout, local, q, meta, fetched_exits, words);
-    }
-
-    // ask() for a position without a capture: its man moves and promotions.
-    void ask_exits(const Layout& layout, std::uint64_t local, const Position& q, std::uint8_t* meta,
-                   bool fetched_exits, std::vector<std::uint64_t>& words) const {
-        meta[layout.storage(local)] = 0;
+        meta[s] = 0;
         const int h = layout.half_of(local);
         for (int i = 0; i < layout.man_exit_count[h]; ++i) {
             const ManExit& e = layout.man_exits[h][i];
