@@ -46,7 +46,9 @@
 // given for the moments when no material was ready to start. A table's parts
 // are packed once, when they first cross, and sent packed to later askers
 // (--packed-once, as dtb); --growing-teams 1 asks what if idle ranks joined
-// running teams between levels (dtb's teams keep their size).
+// running teams between levels (dtb's teams keep their size). The scheduler
+// is told the simulated time, as dtb's coordinator tells it the real one
+// (--clock 0: not told).
 //
 //     scaling_projection --variant canadian --pieces 6 --ranks 1,16,64,256
 #include <algorithm>
@@ -95,6 +97,7 @@ struct Model {
     int configurations_per_member = 8;
     bool packed_once = true;     // a holder packs a table's part once, and sends it again to further askers
     bool growing_teams = false;  // what if ranks with nothing to do joined running teams (dtb does not)
+    bool clock = true;           // the scheduler told the time: teams start smaller, or ranks backfill (as dtb)
     bool stages = true;          // levels of whole pairs with kings in stages, their exchanges beside the work (as dtb)
     double stage_positions = 1 << 18;  // a member's positions a stage (dtb's TeamOptions::stage_positions)
     double update_positions = 1 << 16;  // a split queue's updates a batch (TeamOptions::update_positions)
@@ -350,7 +353,7 @@ Outcome simulate(const Model& m, const std::vector<Material>& units, int ranks) 
     double now = 0;
     std::vector<int> state(units.size(), 0);  // waiting, running, done
     while (!s.all_finished()) {
-        for (const auto& a : s.assign()) {
+        for (const auto& a : s.assign(m.clock ? now : -1)) {
             const int k = static_cast<int>(a.team.size());
             const Material& u = units[a.unit];
             double tables = 0;  // what the tables it reads take to reach the team
@@ -418,7 +421,7 @@ Outcome simulate(const Model& m, const std::vector<Material>& units, int ranks) 
         keeping.solved_by[e.unit] = homes;
         for (int r : homes) keep(r, e.unit, sizes[e.unit] / e.homes, e.homes == 1);
         for (int r : e.team) s.released(e.unit, r);
-        s.finished(e.unit);
+        s.finished(e.unit, m.clock ? now : -1);
     }
     o.seconds = now;
     return o;
@@ -474,6 +477,9 @@ int main(int argc, char** argv) {
     app.add_option("--stages", m.stages,
                    "levels of whole pairs with kings solved in stages, each stage's exchanges beside the next's "
                    "solving, and split levels' updates crossing beside the next batch's work (as dtb)");
+    app.add_option("--clock", m.clock,
+                   "the scheduler is told the time, so a team may start on fewer ranks and lower priorities "
+                   "backfill ranks a team waits for (as dtb; 0: it waits for its ranks, nothing else starts)");
     app.add_option("--growing-teams", m.growing_teams,
                    "what if idle ranks joined running teams at their next level (dtb does not)");
     CLI11_PARSE(app, argc, argv);

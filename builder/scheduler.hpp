@@ -13,8 +13,16 @@
 // positions), else where most slots are free; a team takes ranks with
 // nothing running. Ready materials are taken in order of priority, the longest path
 // of work from them to the end of the build first (critical path). When the
-// first of them cannot have its team yet, nothing of lower priority starts:
-// the ranks it waits for drain and it starts as soon as they have.
+// first of them cannot have its team yet, the ranks it waits for drain and it
+// starts as soon as they have; meanwhile nothing of lower priority starts.
+// If the caller gives the time, two things change:
+// - the team starts at once on the ranks free now if it is expected to end
+//   sooner so than on its whole team once that has drained;
+// - else a unit of lower priority starts if the team is not expected to
+//   start later for it: it ends first, or takes ranks the team will not need
+//   (backfilling, as batch systems do).
+// A unit is expected to take its positions over its ranks times the seconds
+// a position over a rank that the units finished so far took together.
 #pragma once
 
 #include <cstdint>
@@ -43,12 +51,14 @@ public:
     int max_team_size(int unit) const noexcept { return max_team_[unit]; }
     int team_size(int unit) const noexcept { return team_size_[unit]; }
 
-    // The units to start now, given the ranks' state.
-    std::vector<Assignment> assign();
+    // The units to start now, given the ranks' state. `now`: seconds on the
+    // caller's clock, or negative if there is none (no backfilling).
+    std::vector<Assignment> assign(double now = -1);
     // Rank `rank` finished its part of `unit` (for a team, each member reports).
     void released(int unit, int rank);
-    // `unit` is finished: its tables are written (reported by the team's first rank).
-    void finished(int unit);
+    // `unit` is finished: its tables are written (reported by the team's
+    // first rank). `now` as for assign(): what it took teaches the estimates.
+    void finished(int unit, double now = -1);
 
     // For the projection's what-if of teams that grow (bench/scaling_projection):
     // the ranks running nothing, whether a unit is ready to start, and a
@@ -73,6 +83,9 @@ public:
 private:
     // Whether rank r runs nothing (a team may take it).
     bool idle(int r) const noexcept { return !in_team_[r] && running_on_[r] == 0; }
+    double free_at(int r, double now) const;
+    static double shadow(std::vector<double> free, int n);
+    double expected_seconds(int unit, int ranks) const;
 
     std::vector<Unit> units_;
     std::vector<std::vector<int>> dependents_;
@@ -82,13 +95,16 @@ private:
     std::vector<double> priority_;
     std::vector<int> ready_;  // units whose dependencies are finished, not started
     std::vector<int> solved_by_;  // per unit: the rank that solved it alone, or -1
+    std::vector<double> started_at_;  // per unit: when it started on the caller's clock, or -1
     std::vector<int> running_on_;  // per rank: units of one rank running on it
     std::vector<bool> in_team_;    // per rank: working in a team
+    std::vector<std::vector<int>> on_rank_;  // per rank: the units it works on
     std::vector<int> slots_;
     bool largest_teams_;
     int finished_ = 0;
     int running_ = 0;
     double running_positions_ = 0;
+    double timed_seconds_ = 0, timed_work_ = 0;  // finished units: seconds, and positions over ranks
 };
 
 }  // namespace dtb

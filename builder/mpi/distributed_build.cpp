@@ -288,6 +288,9 @@ private:
             // DTB_TEST_LARGEST_TEAMS: every material on its largest team, to measure what teams cost.
             const bool largest_teams = std::getenv("DTB_TEST_LARGEST_TEAMS") != nullptr;
             Scheduler scheduler(std::move(units), slots, o_.team_positions, largest_teams);
+            // The scheduler's clock: what finished materials took tells it
+            // how long running ones will, to fill the ranks a team waits for.
+            const Clock::time_point began = Clock::now();
             std::vector<Clock::time_point> started(unit_material.size());
             std::vector<std::vector<int>> team_of(unit_material.size());
             std::map<Material, int> solved_alone_by;            // which rank keeps which table it solved
@@ -295,7 +298,7 @@ private:
             int team_id = 0;
             std::size_t outstanding = 0;  // ranks given a part that have not said it is done
             while (!scheduler.all_finished() || outstanding > 0) {
-                for (const Scheduler::Assignment& a : scheduler.assign()) {
+                for (const Scheduler::Assignment& a : scheduler.assign(seconds_since(began))) {
                     outstanding += a.team.size();
                     team_of[a.unit] = a.team;
                     started[a.unit] = Clock::now();
@@ -338,7 +341,7 @@ private:
                 report_.materials.push_back({entry, false});
                 progress_->positions(entry.positions);
                 progress_->finished(entry, scheduler.team_size(unit));
-                scheduler.finished(unit);
+                scheduler.finished(unit, seconds_since(began));
             }
             for (int r = 0; r < session_.size; ++r) send_text(session_.coordination, r, finish_tag, "");
         } catch (const std::exception& e) {

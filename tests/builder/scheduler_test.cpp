@@ -188,6 +188,63 @@ TEST(Scheduler, AffinityToWhatItReads) {
     EXPECT_EQ(b[0].team[0], rank0);
 }
 
+// With a clock, a unit of lower priority runs on a rank a waiting team
+// drains if it is expected to end before the team can start (backfilling).
+// Two ranks, 2000 positions a rank at most. Units 0 (100 positions) and 1
+// (1000) start at 0 on one rank each. Unit 0 ends at 1 s: 0.01 s a position
+// over a rank. Then 2 (10000, after 0: 2 x 10000 / 13000 of the ranks, a
+// team of 2), 4 (1500) and 3 (500) are ready, in that order. Unit 1 is
+// expected to end at 10: the team of 2 then ends at 10 + 50, against 1 + 100
+// alone on the free rank, so it waits. Unit 4 would end at 16 and delay it;
+// unit 3 ends at 6 and starts on the free rank. Without the clock nothing
+// starts.
+TEST(Scheduler, BackfillsWhatEndsBeforeTheTeamCanStart) {
+    for (const bool clock : {true, false}) {
+        Scheduler s({{100, {}}, {1000, {}}, {10000, {0}}, {500, {0}}, {1500, {0}}}, {1, 1}, 2000);
+        auto a = s.assign(clock ? 0 : -1);
+        ASSERT_EQ(a.size(), 2u);
+        const int rank0 = rank_of(a, 0);
+        s.released(0, rank0);
+        s.finished(0, clock ? 1 : -1);
+        a = s.assign(clock ? 1 : -1);
+        if (!clock) {
+            EXPECT_TRUE(a.empty());
+            continue;
+        }
+        ASSERT_EQ(a.size(), 1u);
+        EXPECT_EQ(a[0].unit, 3);
+        EXPECT_EQ(a[0].team, std::vector<int>{rank0});
+    }
+}
+
+// With a clock, a team starts on the ranks free now when it is expected to
+// end sooner so than after waiting for its share. Four ranks, 3400
+// positions a rank at most. Unit 1 (10000) starts at 0 on 3 ranks, unit 0
+// (100) on the fourth, which it leaves at 1 s: 0.01 s a position over a
+// rank. Unit 2 (6200, after 0) is then worth 4 x 6200 / 16200 ranks, a team
+// of 2; unit 1 is expected to end at 33.3, so a team of 2 would end at 64.3
+// and one rank now at 63: it starts on the free rank. The test hook of
+// largest teams always waits.
+TEST(Scheduler, StartsSmallerWhenThatEndsSooner) {
+    for (const bool largest : {false, true}) {
+        Scheduler s({{100, {}}, {10000, {}}, {6200, {0}}}, {1, 1, 1, 1}, 3400, largest);
+        auto a = s.assign(0);
+        ASSERT_EQ(a.size(), 2u);
+        const int rank0 = rank_of(a, 0);
+        s.released(0, rank0);
+        s.finished(0, 1);
+        a = s.assign(1);
+        if (largest) {
+            EXPECT_TRUE(a.empty());
+            continue;
+        }
+        ASSERT_EQ(a.size(), 1u);
+        EXPECT_EQ(a[0].unit, 2);
+        EXPECT_EQ(a[0].team, std::vector<int>{rank0});
+        EXPECT_EQ(s.team_size(2), 1);
+    }
+}
+
 // Nothing running and nothing that can start, yet units left: stuck (a bug in
 // the plan), which the coordinator reports instead of waiting for ever.
 TEST(Scheduler, Stuck) {
