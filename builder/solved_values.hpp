@@ -62,6 +62,24 @@ struct SolvedValues {
     void mark_captures(std::uint64_t word, std::uint64_t bits) noexcept {
         std::atomic_ref<std::uint64_t>(capture[word]).fetch_or(bits, std::memory_order_relaxed);
     }
+    // The capture marks of the n <= 64 positions from g on (all held), as
+    // the low n bits.
+    std::uint64_t capture_bits(std::uint64_t g, int n) const noexcept {
+        const std::uint64_t i = g - first, w = i / 64;
+        const int o = static_cast<int>(i % 64);
+        std::uint64_t bits = capture[w] >> o;
+        if (o + n > 64) bits |= capture[w + 1] << (64 - o);
+        return n == 64 ? bits : bits & ((std::uint64_t{1} << n) - 1);
+    }
+    // Marks the positions g + i whose bit i is set in `bits` (all held);
+    // safe from several threads at once.
+    void mark_capture_bits(std::uint64_t g, std::uint64_t bits) noexcept {
+        if (bits == 0) return;
+        const std::uint64_t i = g - first, w = i / 64;
+        const int o = static_cast<int>(i % 64);
+        mark_captures(w, bits << o);
+        if (o > 0 && bits >> (64 - o) != 0) mark_captures(w + 1, bits >> (64 - o));
+    }
     // Lets go of the capture marks: lookups of a solved table read codes only.
     void drop_capture_marks() {
         capture.clear();

@@ -142,8 +142,12 @@ void send_home(const TeamContext<V>& member, const LevelShare<V>& share, std::si
                 std::byte* rec = o.data() + at;
                 const std::uint64_t s = portion.split ? pieces[i].staged + (l - pieces[i].first) : layout.storage(l);
                 std::memcpy(rec, codes.codes.data() + (s - codes.first), 2 * std::size_t{count});
-                for (std::uint32_t x = 0; x < count; ++x)
-                    if (codes.has_capture(s + x)) rec[2 * count + x / 8] |= static_cast<std::byte>(1 << (x % 8));
+                for (std::uint32_t x = 0; x < count; x += 64) {
+                    const int n = static_cast<int>(std::min<std::uint32_t>(64, count - x));
+                    const std::uint64_t bits = codes.capture_bits(s + x, n);
+                    for (int b = 0; b < (n + 7) / 8; ++b)
+                        rec[2 * count + x / 8 + b] = static_cast<std::byte>(bits >> 8 * b);
+                }
                 l += count;
             }
         }
@@ -160,8 +164,13 @@ void send_home(const TeamContext<V>& member, const LevelShare<V>& share, std::si
                                            "does not hold");
                 const std::byte* rec = in.data() + at;
                 std::memcpy(&home.code(g), rec, 2 * count);
-                for (std::uint64_t x = 0; x < count; ++x)
-                    if (std::to_integer<int>(rec[2 * count + x / 8]) >> (x % 8) & 1) home.mark_capture(g + x);
+                for (std::uint64_t x = 0; x < count; x += 64) {
+                    const int n = static_cast<int>(std::min<std::uint64_t>(64, count - x));
+                    std::uint64_t bits = 0;
+                    for (int b = 0; b < (n + 7) / 8; ++b)
+                        bits |= std::uint64_t{std::to_integer<std::uint8_t>(rec[2 * count + x / 8 + b])} << 8 * b;
+                    home.mark_capture_bits(g + x, n == 64 ? bits : bits & ((std::uint64_t{1} << n) - 1));
+                }
                 at += 2 * count + (count + 7) / 8;
             }
         }

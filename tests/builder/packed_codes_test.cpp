@@ -35,6 +35,29 @@ SolvedValues some_values() {
     return values;
 }
 
+// Capture marks read and written 64 at a time, at every offset in a word
+// and across words, agree with the marks one at a time.
+TEST(SolvedValues, CaptureBitsAgreeWithTheMarksOneByOne) {
+    SolvedValues from(Material::parse("KKvK").canonical(), 1000, 128, 700);
+    std::mt19937_64 random(11);
+    for (std::uint64_t g = 128; g < 828; ++g)
+        if (random() % 3 == 0) from.mark_capture(g);
+    for (const std::uint64_t g : {128u, 129u, 150u, 191u, 192u, 250u, 764u, 800u})
+        for (const int n : {1, 7, 33, 63, 64}) {
+            if (g + n > 828) continue;
+            const std::uint64_t bits = from.capture_bits(g, n);
+            SolvedValues into(from.material, 1000, 64, 832);
+            into.mark_capture_bits(g, bits);
+            for (std::uint64_t x = 0; x < 64; ++x) {
+                const bool in = x < static_cast<std::uint64_t>(n) && from.has_capture(g + x);
+                EXPECT_EQ(bits >> x & 1, in ? 1u : 0u) << g << " " << n << " " << x;
+                if (into.holds(g + x)) {
+                    EXPECT_EQ(into.has_capture(g + x), in) << g << " " << n << " " << x;
+                }
+            }
+        }
+}
+
 TEST(PackedCodes, UnpacksWhatWasPacked) {
     const SolvedValues values = some_values();
     const Material m = values.material;
