@@ -297,8 +297,19 @@ private:
             std::map<Material, std::vector<int>> solved_by_team;  // and which ranks keep their ranges of which
             int team_id = 0;
             std::size_t outstanding = 0;  // ranks given a part that have not said it is done
+            // The scheduler is asked again when a rank has reported, else once
+            // a second (its estimates move with the time alone): on many
+            // ranks a call weighs every ready material against every rank.
+            bool reported = true;
+            double asked_at = 0;
             while (!scheduler.all_finished() || outstanding > 0) {
-                for (const Scheduler::Assignment& a : scheduler.assign(seconds_since(began))) {
+                std::vector<Scheduler::Assignment> assignments;
+                if (const double now = seconds_since(began); reported || now - asked_at >= 1) {
+                    reported = false;
+                    asked_at = now;
+                    assignments = scheduler.assign(now);
+                }
+                for (const Scheduler::Assignment& a : assignments) {
                     outstanding += a.team.size();
                     team_of[a.unit] = a.team;
                     started[a.unit] = Clock::now();
@@ -325,6 +336,7 @@ private:
                     std::this_thread::sleep_for(std::chrono::microseconds(500));
                     continue;
                 }
+                reported = true;
                 const nlohmann::json done = nlohmann::json::parse(message->second);
                 const int unit = done.at("unit").get<int>();
                 scheduler.released(unit, message->first);
