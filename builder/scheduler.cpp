@@ -126,8 +126,8 @@ std::vector<Scheduler::Assignment> Scheduler::assign(double now) {
         if (reserved > 0) {
             std::vector<double> after = free_from;
             for (int r : team) after[r] = std::max(after[r], end);
-            if (shadow(after, reserved) > reservation) continue;
-            free_from = std::move(after);
+            if (shadow(std::move(after), reserved) > reservation) continue;
+            for (int r : team) free_from[r] = std::max(free_from[r], end);
         }
         team_size_[u] = size;
         if (size == 1) {

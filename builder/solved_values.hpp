@@ -69,16 +69,20 @@ struct SolvedValues {
         const int o = static_cast<int>(i % 64);
         std::uint64_t bits = capture[w] >> o;
         if (o + n > 64) bits |= capture[w + 1] << (64 - o);
-        return n == 64 ? bits : bits & ((std::uint64_t{1} << n) - 1);
+        return low_bits(bits, n);
     }
-    // Marks the positions g + i whose bit i is set in `bits` (all held);
-    // safe from several threads at once.
-    void mark_capture_bits(std::uint64_t g, std::uint64_t bits) noexcept {
+    // Marks the positions g + i, i < n <= 64, whose bit i is set in `bits`
+    // (all held; higher bits are ignored); safe from several threads at once.
+    void mark_capture_bits(std::uint64_t g, std::uint64_t bits, int n) noexcept {
+        bits = low_bits(bits, n);
         if (bits == 0) return;
         const std::uint64_t i = g - first, w = i / 64;
         const int o = static_cast<int>(i % 64);
         mark_captures(w, bits << o);
         if (o > 0 && bits >> (64 - o) != 0) mark_captures(w + 1, bits >> (64 - o));
+    }
+    static constexpr std::uint64_t low_bits(std::uint64_t bits, int n) noexcept {
+        return n == 64 ? bits : bits & ((std::uint64_t{1} << n) - 1);
     }
     // Lets go of the capture marks: lookups of a solved table read codes only.
     void drop_capture_marks() {

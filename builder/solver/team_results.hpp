@@ -169,7 +169,7 @@ void send_home(const TeamContext<V>& member, const LevelShare<V>& share, std::si
                     std::uint64_t bits = 0;
                     for (int b = 0; b < (n + 7) / 8; ++b)
                         bits |= std::uint64_t{std::to_integer<std::uint8_t>(rec[2 * count + x / 8 + b])} << 8 * b;
-                    home.mark_capture_bits(g + x, n == 64 ? bits : bits & ((std::uint64_t{1} << n) - 1));
+                    home.mark_capture_bits(g + x, bits, n);
                 }
                 at += 2 * count + (count + 7) / 8;
             }

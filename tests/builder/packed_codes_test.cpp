@@ -47,7 +47,8 @@ TEST(SolvedValues, CaptureBitsAgreeWithTheMarksOneByOne) {
             if (g + n > 828) continue;
             const std::uint64_t bits = from.capture_bits(g, n);
             SolvedValues into(from.material, 1000, 64, 832);
-            into.mark_capture_bits(g, bits);
+            const std::uint64_t past = n < 64 ? ~std::uint64_t{0} << n : 0;  // bits past n: ignored
+            into.mark_capture_bits(g, bits | past, n);
             for (std::uint64_t x = 0; x < 64; ++x) {
                 const bool in = x < static_cast<std::uint64_t>(n) && from.has_capture(g + x);
                 EXPECT_EQ(bits >> x & 1, in ? 1u : 0u) << g << " " << n << " " << x;
