@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "builder/men_cache.hpp"
 #include "probe/index.hpp"
 #include "probe/prober.hpp"
 #include "probe/table_format.hpp"
@@ -190,45 +191,25 @@ public:
         const std::uint16_t* find(const Position& p) {
             static constexpr std::uint16_t lost = dtw_code(Value::loss(0));
             if (p.black == 0) return &lost;
-            const Bitboard men = p.occupied() & ~p.kings;
-            const Bitboard white_men = p.white & men, black_men = p.black & men;
-            const Bitboard white_kings = p.white & p.kings, black_kings = p.black & p.kings;
-            const int kings = draughts::popcount(white_kings) << 8 | draughts::popcount(black_kings);
-            Slot& slot = slots_[slot_of(white_men, black_men, kings)];
-            if (slot.white_men != white_men || slot.black_men != black_men || slot.kings != kings) {
-                slot = {white_men, black_men, kings, nullptr, nullptr};
+            const auto [t, kings] = cache_.turned(p, [&](std::uint32_t key, Bitboard white_men, Bitboard black_men) {
                 // Turned round, p is a position of its material's mirror image.
-                const std::uint32_t key = material_key(material_of(p).mirrored());
                 for (const Entry& e : successors_->entries_)
-                    if (e.key == key) {
-                        slot.index = &e.index;
-                        slot.codes = e.codes + e.index.rank_men_turned(white_men, black_men) * e.index.king_placements();
-                    }
-            }
-            if (!slot.codes) return nullptr;
-            return slot.codes + slot.index->rank_kings_turned(white_kings, black_kings, Position::geometry::board & ~men);
+                    if (e.key == key)
+                        return Target{&e.index, e.codes + e.index.rank_men_turned(white_men, black_men) *
+                                                              e.index.king_placements()};
+                return Target{};
+            });
+            return t->index ? t->codes + kings : nullptr;
         }
 
     private:
         using Bitboard = typename Position::Bitboard;
-        struct Slot {
-            Bitboard white_men = ~Bitboard{0}, black_men = ~Bitboard{0};
-            int kings = -1;
+        struct Target {
             const Index<N>* index = nullptr;
             const std::uint16_t* codes = nullptr;  // king placement 0 of the men configuration; null: not held
         };
-        static constexpr int slot_bits = 6;
-        static std::size_t slot_of(Bitboard white_men, Bitboard black_men, int kings) noexcept {
-            std::uint64_t h = static_cast<std::uint64_t>(white_men) * 0x9E3779B97F4A7C15ULL ^
-                              static_cast<std::uint64_t>(black_men) * 0xC2B2AE3D27D4EB4FULL ^
-                              static_cast<std::uint64_t>(kings);
-            if constexpr (sizeof(Bitboard) > 8)
-                h ^= static_cast<std::uint64_t>(white_men >> 64) * 0x165667B19E3779F9ULL ^
-                     static_cast<std::uint64_t>(black_men >> 64) * 0x27D4EB2F165667C5ULL;
-            return static_cast<std::size_t>(h >> (64 - slot_bits));
-        }
         const Successors* successors_;
-        std::array<Slot, std::size_t{1} << slot_bits> slots_{};
+        MenCache<Bitboard, Target> cache_;
     };
 
 private:

@@ -24,6 +24,7 @@
 
 #include <tbb/task_group.h>
 
+#include "builder/men_cache.hpp"
 #include "builder/packed_codes.hpp"
 #include "builder/solved_values.hpp"
 #include "builder/table_loader.hpp"
@@ -86,13 +87,47 @@ public:
         throw std::logic_error("a move reached material " + material_of(q).name() + ", which the team does not hold");
     }
 
+    // locate() for positions with Black to move (those a move of White's
+    // leads to), remembering where the last men configurations met start, as
+    // Successors::TurnedCodes does: most children then cost the rank of
+    // their kings. One per thread.
+    class TurnedWords {
+    public:
+        explicit TurnedWords(const TeamTables& tables) : tables_(&tables) {}
+
+        std::uint64_t find(const Position& p) {
+            if (p.black == 0) return no_piece;
+            const auto [t, kings] = cache_.turned(p, [&](std::uint32_t key, Bitboard white_men, Bitboard black_men) {
+                // Turned round, p is a position of its material's mirror image.
+                for (const Entry& e : tables_->entries_)
+                    if (e.key == key)
+                        return Target{&e.index, word(e.slot, e.offset + e.index.rank_men_turned(white_men, black_men) *
+                                                                            e.index.king_placements())};
+                return Target{};
+            });
+            if (!t->index) return tables_->locate(p);  // says which material
+            return t->base + kings;
+        }
+
+    private:
+        using Bitboard = typename Position::Bitboard;
+        struct Target {
+            const Index<N>* index = nullptr;  // null: not held by the team
+            std::uint64_t base = 0;           // the word of king placement 0 of the men configuration
+        };
+        const TeamTables* tables_;
+        MenCache<Bitboard, Target> cache_;
+    };
+
     // The member whose range holds `word` (not no_piece).
     int owner(std::uint64_t w) const noexcept {
         return slots_[w >> position_bits].ranges.owner(w & position_mask);
     }
     // The code of `word`, held here.
-    std::uint16_t code(std::uint64_t w) const noexcept {
-        return slots_[w >> position_bits].mine.code(w & position_mask);
+    std::uint16_t code(std::uint64_t w) const noexcept { return *where(w); }
+    const std::uint16_t* where(std::uint64_t w) const noexcept {
+        const SolvedValues& held = slots_[w >> position_bits].mine;
+        return held.codes.data() + ((w & position_mask) - held.first);
     }
 
     // The ranges of shared-out tables this member read back from their files.

@@ -4,6 +4,8 @@
 // the source that hands the answers to the set-up in the order asked.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -119,9 +121,11 @@ public:
                 words[i].clear();
                 start[i].assign(members, 0);
                 const Needs needs = fetched_exits ? Needs::exits : Needs::all;  // ask() words no man move's child
+                Children children{typename Successors<V>::TurnedCodes(member_.successors),
+                                  typename TeamTables<V>::TurnedWords(member_.tables)};
                 share.for_each_run(chunks[c0 + i], needs, [&](const Layout& l, std::uint64_t f, std::uint64_t e) {
                     member_.space.for_each_position(l, f, e, [&](std::uint64_t x, const Position& q) {
-                        ask(store, l, x, q, meta.data(), fetched_exits, words[i]);
+                        ask(store, l, x, q, meta.data(), fetched_exits, children, words[i]);
                     });
                 });
                 // Each member's questions of the chunk coded on their own
@@ -194,8 +198,18 @@ public:
                     const std::span<const std::byte> bytes = q.subspan(0, first_byte[i + 1]);
                     std::size_t at = first_byte[i];
                     WordCoding coding;
-                    for (std::size_t x = first_word[i]; x < first_word[i + 1]; ++x)
-                        replies[x] = member_.tables.code(coding.read(bytes, at));
+                    // A group's codes found and prefetched before any is
+                    // read: they lie at random in the member's ranges.
+                    constexpr std::size_t group = 16;
+                    std::array<const std::uint16_t*, group> code;
+                    for (std::size_t x = first_word[i]; x < first_word[i + 1]; x += group) {
+                        const std::size_t n = std::min(group, first_word[i + 1] - x);
+                        for (std::size_t y = 0; y < n; ++y) {
+                            code[y] = member_.tables.where(coding.read(bytes, at));
+                            __builtin_prefetch(code[y]);
+                        }
+                        for (std::size_t y = 0; y < n; ++y) replies[x + y] = *code[y];
+                    }
                     if (at != first_byte[i + 1]) throw std::logic_error("a team member's questions are garbled");
                 });
             }
@@ -223,12 +237,19 @@ public:
     }
 
 private:
+    // Where the children of captures and promotions are: held here (a code)
+    // or by the member a word names. One per thread.
+    struct Children {
+        typename Successors<V>::TurnedCodes held;
+        typename TeamTables<V>::TurnedWords shared;
+    };
+
     // The words of the values that `local` needs from other members, in the
     // order initialise() takes them (its man moves' not when `fetched_exits`);
     // sets its meta, and for a position with a capture leaves the best over
     // the captures read here in its code.
     void ask(SolvedValues& store, const Layout& layout, std::uint64_t local, const Position& q, std::uint8_t* meta,
-             bool fetched_exits, std::vector<std::uint64_t>& words) const {
+             bool fetched_exits, Children& children, std::vector<std::uint64_t>& words) const {
         const std::uint64_t s = layout.storage(local);
         draughts::CaptureBuffer<N> captures;
         const Captures kind = find_captures<V>(q, captures);
@@ -243,10 +264,11 @@ private:
             for (const Move& m : captures) {
                 Position child = q;
                 draughts::make_move(child, m);
-                if (const std::optional<Value> v = member_.successors.held_value(child)) {
-                    if (preferred(before_move(*v), best)) best = before_move(*v);
+                if (const std::uint16_t* code = children.held.find(child)) {
+                    const Value v = before_move(value_of_dtw_code(*code));
+                    if (preferred(v, best)) best = v;
                 } else {
-                    words.push_back(member_.tables.locate(child));
+                    words.push_back(children.shared.find(child));
                     ++asked;
                 }
             }
@@ -270,7 +292,7 @@ private:
             }
             Position child = q;
             draughts::make_move(child, Move{0, e.from, e.to, true});
-            if (!member_.successors.held_value(child)) words.push_back(member_.tables.locate(child));
+            if (!children.held.find(child)) words.push_back(children.shared.find(child));
         }
     }
 

@@ -245,6 +245,37 @@ TEST(Scheduler, StartsSmallerWhenThatEndsSooner) {
     }
 }
 
+// A team's material reported finished by one member, before the other
+// member has reported: that rank is free, whatever the estimate said. Three
+// ranks, 1000 positions a rank at most. Unit 1 (10000) starts at 0 on 2
+// ranks (3 x 10000 / 13000 of them), unit 0 (3000) on the third, which it
+// leaves at 30 s: 0.01 s a position over a rank. Unit 1 ends at 31, far
+// sooner than expected; one member has reported. Unit 2 (3000, after 1)
+// wants all 3 ranks: at 0.007625 s a position over a rank, 7.6 s on 3 or
+// 11.4 on the 2 free now. Were the last member's rank free only when unit 1
+// was expected to end (38.1), 2 ranks now would end it sooner (42.4 against
+// 45.7); it is free now, so unit 2 waits for it (38.6).
+TEST(Scheduler, WaitsForARankWhoseMaterialHasFinished) {
+    Scheduler s({{3000, {}}, {10000, {}}, {3000, {1}}}, {1, 1, 1}, 1000);
+    auto a = s.assign(0);
+    ASSERT_EQ(a.size(), 2u);
+    std::vector<int> team1;
+    for (const auto& x : a)
+        if (x.unit == 1) team1 = x.team;
+    ASSERT_EQ(team1.size(), 2u);
+    s.released(0, rank_of(a, 0));
+    s.finished(0, 30);
+    EXPECT_TRUE(s.assign(30).empty());
+    s.released(1, team1[0]);
+    s.finished(1, 31);
+    EXPECT_TRUE(s.assign(31).empty()) << "started on the ranks free now";
+    s.released(1, team1[1]);
+    a = s.assign(31);
+    ASSERT_EQ(a.size(), 1u);
+    EXPECT_EQ(a[0].unit, 2);
+    EXPECT_EQ(a[0].team.size(), 3u);
+}
+
 // Nothing running and nothing that can start, yet units left: stuck (a bug in
 // the plan), which the coordinator reports instead of waiting for ever.
 TEST(Scheduler, Stuck) {

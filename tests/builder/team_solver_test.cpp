@@ -171,6 +171,49 @@ TEST(TeamSolver, International6Split2Passed) {
     check_team<draughts::International6>(4, 2, hold_all(split_everything()), Held::passed);
 }
 
+// TeamTables::TurnedWords, which finds the word of a position with Black to
+// move through the men configurations last met, against locate(), which
+// turns the position round and ranks it whole: every child of every
+// position with White to move of a material that men and kings make, its
+// captures' and promotions' children in the successors shared out.
+TEST(TeamTables, TurnedWordsAgreeWithLocate) {
+    using V = draughts::Brazilian;
+    constexpr int N = V::board_size;
+    BuildOptions o;
+    o.variant = std::string(V::name);
+    o.targets = materials_up_to(4);
+    o.output = BuildOptions::Output::quiet;
+    const test::TemporaryDirectory dir{"turned-words"};
+    o.dir = dir.path();
+    build_tables(o);
+    const std::filesystem::path variant_dir = dir.path() / std::string(V::name);
+    const Prober<V> prober(dir.path());
+    const Successors<V> loading({}, &prober);
+    for (const char* name : {"KMvKM", "MMvKK"}) {
+        const Material m = Material::parse(name).canonical();
+        test::ThreadTeams::run(2, [&](Team& team) {
+            const TeamTables<V> tables(team, m, 10, successors(m), variant_dir, loading);
+            typename TeamTables<V>::TurnedWords turned(tables);
+            const Index<N> own(m), mirror(m.mirrored());
+            std::uint64_t children = 0, elsewhere = 0;
+            for (std::uint64_t g = team.rank(); g < own.size(); g += 2) {
+                const draughts::Position<N> p = test::position_of(own, mirror, g);
+                draughts::MoveList<N> moves;
+                draughts::generate_moves<V>(p, moves);
+                for (const draughts::Move<N>& move : moves) {
+                    draughts::Position<N> child = p;
+                    draughts::make_move(child, move);
+                    ASSERT_EQ(turned.find(child), tables.locate(child)) << name << " " << draughts::to_fen(child);
+                    ++children;
+                    elsewhere += material_of(white_to_move(child)).canonical() != m;
+                }
+            }
+            EXPECT_GT(elsewhere, 0u) << name;
+            EXPECT_GT(children, elsewhere) << name;
+        });
+    }
+}
+
 // Every member's range, shared packed in parts of 192 positions (many
 // rounds; members with more parts than others, one with none, a last range
 // that ends inside a capture word), reaches every member code for code and
