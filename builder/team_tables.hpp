@@ -123,8 +123,7 @@ public:
     int owner(std::uint64_t w) const noexcept {
         return slots_[w >> position_bits].ranges.owner(w & position_mask);
     }
-    // The code of `word`, held here.
-    std::uint16_t code(std::uint64_t w) const noexcept { return *where(w); }
+    // Where the code of `word` is, held here.
     const std::uint16_t* where(std::uint64_t w) const noexcept {
         const SolvedValues& held = slots_[w >> position_bits].mine;
         return held.codes.data() + ((w & position_mask) - held.first);
