@@ -14,7 +14,6 @@ Scheduler::Scheduler(std::vector<Unit> units, std::vector<int> slots, std::uint6
       priority_(units_.size(), 0),
       solved_by_(units_.size(), -1),
       started_at_(units_.size(), -1),
-      done_(units_.size(), false),
       running_on_(slots.size(), 0),
       in_team_(slots.size(), false),
       on_rank_(slots.size()),
@@ -45,12 +44,10 @@ Scheduler::Scheduler(std::vector<Unit> units, std::vector<int> slots, std::uint6
 
 // When rank r is expected to run nothing: now if it runs nothing, else when
 // the last unit on it is expected to end (now at the earliest: a unit that
-// overran its estimate may end at any moment). A unit finished whose rank has
-// not reported yet holds it no longer: its report is on its way.
+// overran its estimate may end at any moment).
 double Scheduler::free_at(int r, double now) const {
     double at = now;
-    for (int u : on_rank_[r])
-        if (!done_[u]) at = std::max(at, started_at_[u] + expected_seconds(u, team_size_[u]));
+    for (int u : on_rank_[r]) at = std::max(at, started_at_[u] + expected_seconds(u, team_size_[u]));
     return at;
 }
 
@@ -168,7 +165,9 @@ void Scheduler::finished(int unit, double now) {
         timed_seconds_ += now - started_at_[unit];
         timed_work_ += static_cast<double>(units_[unit].positions) / team_size_[unit];
     }
-    done_[unit] = true;
+    // Its ranks that have not reported yet work on it no longer: their
+    // reports are on their way (free_at()).
+    for (std::vector<int>& units : on_rank_) std::erase(units, unit);
     ++finished_;
     --running_;
     running_positions_ -= static_cast<double>(units_[unit].positions);

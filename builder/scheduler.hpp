@@ -96,10 +96,9 @@ private:
     std::vector<int> ready_;  // units whose dependencies are finished, not started
     std::vector<int> solved_by_;  // per unit: the rank that solved it alone, or -1
     std::vector<double> started_at_;  // per unit: when it started on the caller's clock, or -1
-    std::vector<bool> done_;          // per unit: finished (its ranks may not all have reported)
     std::vector<int> running_on_;  // per rank: units of one rank running on it
     std::vector<bool> in_team_;    // per rank: working in a team
-    std::vector<std::vector<int>> on_rank_;  // per rank: the units it works on
+    std::vector<std::vector<int>> on_rank_;  // per rank: the unfinished units it works on
     std::vector<int> slots_;
     bool largest_teams_;
     int finished_ = 0;

@@ -192,7 +192,6 @@ public:
             static constexpr std::uint16_t lost = dtw_code(Value::loss(0));
             if (p.black == 0) return &lost;
             const auto [t, kings] = cache_.turned(p, [&](std::uint32_t key, Bitboard white_men, Bitboard black_men) {
-                // Turned round, p is a position of its material's mirror image.
                 for (const Entry& e : successors_->entries_)
                     if (e.key == key)
                         return Target{&e.index, e.codes + e.index.rank_men_turned(white_men, black_men) *

@@ -98,7 +98,6 @@ public:
         std::uint64_t find(const Position& p) {
             if (p.black == 0) return no_piece;
             const auto [t, kings] = cache_.turned(p, [&](std::uint32_t key, Bitboard white_men, Bitboard black_men) {
-                // Turned round, p is a position of its material's mirror image.
                 for (const Entry& e : tables_->entries_)
                     if (e.key == key)
                         return Target{&e.index, word(e.slot, e.offset + e.index.rank_men_turned(white_men, black_men) *
