@@ -12,7 +12,10 @@
 //             (a level of whole pairs with kings in S stages of 2^18 positions a member, as dtb solves it:
 //              only 1/S of its bytes, and what of the rest takes longer than the work, --stages; a
 //              split level's updates the same way, one batch a distance standing alone)
-//             (f and b more when a table it reads is shared out: --shared-overhead, --shared-bytes)
+//             (f and b more when a table it reads is shared out: --shared-overhead, --shared-bytes,
+//              measured on a material with all its tables shared out and charged in proportion to the
+//              questions a position asks of those shared out here, sampled, --shared-position-part of
+//              the overhead a position whatever it asks)
 //           + rounds x latency(k)                  the team's collective rounds, level by level
 //   and for each table it reads, X(P') the time its P' positions take to cross:
 //     held whole by every member (it fits a quarter of a rank's memory):
@@ -54,7 +57,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <random>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -63,6 +69,7 @@
 #include "builder/build.hpp"
 #include "builder/scheduler.hpp"
 #include "builder/solved_values.hpp"
+#include "draughts/movegen.hpp"
 #include "draughts/variant.hpp"
 #include "probe/index.hpp"
 #include "probe/potential.hpp"
@@ -90,6 +97,11 @@ struct Model {
     double held_ratio = 4;                // a team of k holds a table whole only if k P' <= this x P (dtb's)
     double shared_bytes = 1.45;           // bytes a position more when what it reads is shared out (measured)
     double shared_overhead = 1;           // f more by this less 1, the same (lookups into them are questions)
+    bool shared_by_questions = true;      // charged by the questions into tables shared out (else all of it)
+    double shared_position_part = 0;      // of shared_overhead - 1, the part a position pays whatever it asks
+    std::string shared_reference = "KKMvKM";  // the Canadian material the shared inputs were measured on
+    double reference_questions = 0;       // the questions a position of it asks, all its tables shared out (sampled)
+    int question_samples = 1 << 16;       // positions sampled a material
     double table_bytes = 2.125;           // bytes a position of a table sent to a rank (packed: measured)
     double pack_gbps = 0;                 // GB of codes a thread packs a second (0: tables cross raw)
     double unpack_gbps = 0;               // GB of codes a thread unpacks a second
@@ -126,11 +138,43 @@ struct Material {
     std::vector<double> level_share;  // each level's share of the positions
     std::vector<std::uint64_t> level_configurations;
     std::vector<int> reads;      // the units of the tables it reads
+    std::vector<double> questions;  // of each, a position's questions if it is shared out (sampled)
     std::vector<int> waits_for;  // those of them built in this run (all, here)
 };
 
+// The children of a position of m (White to move, either side of its
+// table) in each of `reads`, the materials its captures and promotions lead
+// to, whose values a team asks of their members when it shares them out:
+// the mean over `samples` positions drawn at random (a fixed seed).
+// Children whose side to move has no piece left are known without asking.
 template <class V>
-std::vector<Material> plan(int pieces) {
+std::vector<double> questions_into(const dtb::Material& m, const std::vector<dtb::Material>& reads, int samples) {
+    constexpr int N = V::board_size;
+    const dtb::Index<N> own(m), mirror(m.mirrored());
+    const std::uint64_t positions = dtb::table_positions<N>(m);
+    std::mt19937_64 random(20261127);
+    std::vector<double> out(reads.size(), 0);
+    for (int i = 0; i < samples; ++i) {
+        const draughts::Position<N> p = dtb::table_position(own, mirror, random() % positions);
+        draughts::MoveList<N> moves;
+        draughts::generate_moves<V>(p, moves);
+        for (const draughts::Move<N>& move : moves) {
+            draughts::Position<N> child = p;
+            draughts::make_move(child, move);
+            if (child.pieces(child.side_to_move) == 0) continue;
+            const dtb::Material c = dtb::material_of(dtb::white_to_move(child)).canonical();
+            if (c == m) continue;  // a man move: the pairs' own exchange
+            const auto at = std::find(reads.begin(), reads.end(), c);
+            if (at == reads.end()) throw std::logic_error("a move of " + m.name() + " left its successors");
+            out[static_cast<std::size_t>(at - reads.begin())] += 1;
+        }
+    }
+    for (double& q : out) q /= samples;
+    return out;
+}
+
+template <class V>
+std::vector<Material> plan(int pieces, int samples) {
     constexpr int N = V::board_size;
     std::vector<Material> out;
     const std::vector<dtb::Material> order = dtb::build_order(dtb::materials_up_to(pieces));
@@ -146,8 +190,10 @@ std::vector<Material> plan(int pieces) {
             u.level_share.push_back(static_cast<double>(l.men_configurations) / static_cast<double>(total));
             u.level_configurations.push_back(l.men_configurations);
         }
-        for (const dtb::Material& s : dtb::successors(m))
+        const std::vector<dtb::Material> reads = dtb::successors(m);
+        for (const dtb::Material& s : reads)
             u.reads.push_back(static_cast<int>(std::find(order.begin(), order.end(), s) - order.begin()));
+        u.questions = questions_into<V>(m, reads, samples);
         u.waits_for = u.reads;
         out.push_back(std::move(u));
     }
@@ -168,9 +214,26 @@ double alone_seconds(const Model& m, double positions) {
     return positions * m.ns_per_position * 1e-9 / (m.threads * m.thread_efficiency);
 }
 
-// `shared`: some table u reads is shared out among the team, so lookups
-// into it are questions to its members.
-Duration solving(const Model& m, const Material& u, int k, std::size_t l0 = 0, bool shared = false) {
+// The tables a material reads that its team shares out: whether any, and
+// a position's questions into them.
+struct Shared {
+    bool any = false;
+    double questions = 0;
+};
+
+// f and b more for lookups into tables shared out: measured on the reference
+// material with all its tables shared out, charged in proportion to the
+// questions (a part of f for every position, whatever it asks).
+std::pair<double, double> shared_costs(const Model& m, const Shared& shared) {
+    if (!shared.any) return {0, 0};
+    if (!m.shared_by_questions) return {m.shared_overhead - 1, m.shared_bytes};
+    const double q = shared.questions / m.reference_questions;
+    return {(m.shared_overhead - 1) * (m.shared_position_part + (1 - m.shared_position_part) * q), m.shared_bytes * q};
+}
+
+// `shared`: the tables u reads that are shared out among the team, so
+// lookups into them are questions to its members.
+Duration solving(const Model& m, const Material& u, int k, std::size_t l0 = 0, Shared shared = {}) {
     const double p = static_cast<double>(u.positions);
     Duration d;
     if (k == 1) {
@@ -188,7 +251,8 @@ Duration solving(const Model& m, const Material& u, int k, std::size_t l0 = 0, b
         const bool men_only = u.material.men() == u.material.pieces();
         const double f2 = split ? m.split_overhead : men_only ? m.men_overhead : m.whole_overhead;
         const double b2 = split ? m.split_bytes : men_only ? m.men_bytes : m.whole_bytes;
-        const double f = f2 + (shared ? m.shared_overhead - 1 : 0), b = b2 + (shared ? m.shared_bytes : 0);
+        const auto [shared_f, shared_b] = shared_costs(m, shared);
+        const double f = f2 + shared_f, b = b2 + shared_b;
         // A level's overhead measured on teams of 2, 3 and 4 hardly grows
         // with k (its bytes do): only `split_growth` or `whole_growth` of it
         // follows the share that crosses.
@@ -281,7 +345,7 @@ struct Run {
     int unit;
     std::vector<int> team;    // the first `homes` hold its values; the others joined it later
     int homes;
-    bool shared;              // it reads tables shared out among the team
+    Shared shared;            // the tables it reads shared out among the team
     double levels_start;      // when the levels from level_from on start
     std::size_t level_from;   // the first level of the stretch running now
     double whole_tables;      // what the tables its members hold whole take to reach a member
@@ -357,9 +421,10 @@ Outcome simulate(const Model& m, const std::vector<Material>& units, int ranks) 
             const int k = static_cast<int>(a.team.size());
             const Material& u = units[a.unit];
             double tables = 0;  // what the tables it reads take to reach the team
-            bool shared = false;
+            Shared shared;
             double whole_tables = 0;
-            for (int t : u.reads) {
+            for (std::size_t i = 0; i < u.reads.size(); ++i) {
+                const int t = u.reads[i];
                 const double read_back = alone_seconds(m, static_cast<double>(units[t].positions) * m.read_fraction);
                 const bool elsewhere = keeping.anywhere(t, held);
                 const double p_t = static_cast<double>(units[t].positions);
@@ -372,7 +437,8 @@ Outcome simulate(const Model& m, const std::vector<Material>& units, int ranks) 
                     (k > 1 && k * p_t > m.held_ratio * static_cast<double>(u.positions))) {
                     // Shared out: each member takes its range, and asks for values in it.
                     tables += elsewhere ? crossing_seconds(m, sizes[t] / k, packed_before) : read_back / k;
-                    shared = true;
+                    shared.any = true;
+                    shared.questions += u.questions[i];
                     continue;
                 }
                 // Held whole by every member: one member has it and sends it
@@ -468,6 +534,17 @@ int main(int argc, char** argv) {
     app.add_option("--shared-bytes", m.shared_bytes, "bytes a position more when tables are shared out (measured)");
     app.add_option("--shared-overhead", m.shared_overhead,
                    "a team of 2's processor time more, over one rank's, when tables are shared out (measured)");
+    app.add_option("--shared-by-questions", m.shared_by_questions,
+                   "the two above charged by the questions a position asks of the tables shared out, against those "
+                   "of the reference material (0: all of them to a material with any table shared out)");
+    app.add_option("--shared-position-part", m.shared_position_part,
+                   "of the shared overhead, the part every position pays whatever it asks (estimated)");
+    app.add_option("--shared-reference", m.shared_reference,
+                   "the Canadian material whose tables, all shared out, the shared inputs were measured on");
+    app.add_option("--question-samples", m.question_samples, "positions sampled a material to count its questions");
+    std::string questions_of;
+    app.add_option("--questions", questions_of,
+                   "print the questions a position of this material asks of each table it reads, sampled, and stop");
     app.add_option("--table-bytes", m.table_bytes, "bytes a position of a table sent to a rank (measured)");
     app.add_option("--pack-gbps", m.pack_gbps, "GB of a table's codes a thread packs a second (measured; 0: raw)");
     app.add_option("--unpack-gbps", m.unpack_gbps, "GB a thread unpacks a second (measured)");
@@ -484,8 +561,29 @@ int main(int argc, char** argv) {
                    "what if idle ranks joined running teams at their next level (dtb does not)");
     CLI11_PARSE(app, argc, argv);
     m.memory_bytes = memory_gib * (1 << 30);
+    if (!questions_of.empty()) {
+        draughts::with_variant(variant, [&]<class V>() {
+            const dtb::Material q = dtb::Material::parse(questions_of).canonical();
+            const std::vector<dtb::Material> reads = dtb::successors(q);
+            const std::vector<double> asked = questions_into<V>(q, reads, m.question_samples);
+            double sum = 0;
+            for (std::size_t i = 0; i < reads.size(); ++i) {
+                fmt::print("{:<10} {:.4f}\n", reads[i].name(), asked[i]);
+                sum += asked[i];
+            }
+            fmt::print("{} {}: {:.4f} questions a position, {} positions sampled\n", variant, q.name(), sum,
+                       m.question_samples);
+        });
+        return 0;
+    }
 
-    const std::vector<Material> units = draughts::with_variant(variant, [&]<class V>() { return plan<V>(pieces); });
+    const std::vector<Material> units =
+        draughts::with_variant(variant, [&]<class V>() { return plan<V>(pieces, m.question_samples); });
+    {
+        const dtb::Material r = dtb::Material::parse(m.shared_reference).canonical();
+        for (double q : questions_into<draughts::Canadian>(r, dtb::successors(r), m.question_samples))
+            m.reference_questions += q;
+    }
     std::uint64_t total = 0, largest = 0;
     for (const Material& u : units) {
         total += u.positions;
@@ -502,6 +600,14 @@ int main(int argc, char** argv) {
                m.whole_growth, m.split_growth, m.whole_bytes, m.men_bytes, m.split_bytes, m.bandwidth / 1e9,
                m.latency_us, m.distances, m.memory_bytes / (1 << 30), m.read_fraction, m.table_bytes, m.pack_gbps,
                m.unpack_gbps);
+    if (m.shared_by_questions)
+        fmt::print("lookups into tables shared out: f {} and {} bytes a position more on canadian {} with all its "
+                   "tables shared out ({:.3f} questions a position), charged by the questions, {} of f a position\n",
+                   m.shared_overhead, m.shared_bytes, m.shared_reference, m.reference_questions,
+                   m.shared_position_part);
+    else
+        fmt::print("lookups into tables shared out: f {} and {} bytes a position more\n", m.shared_overhead,
+                   m.shared_bytes);
     // Against the work alone: one rank solving every material, no table read back.
     double one = 0;
     for (const Material& u : units) one += solving(m, u, 1).work;

@@ -2,7 +2,7 @@
 // promotions of one block pair's positions lead to a few men configurations,
 // so finding each child's table and ranking its men once per configuration,
 // not once per child, leaves the rank of its kings (Successors::TurnedCodes,
-// TeamTables::TurnedWords).
+// TeamTables::TurnedChildren).
 #pragma once
 
 #include <array>

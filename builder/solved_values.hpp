@@ -132,6 +132,7 @@ class Successors {
 public:
     static constexpr int N = V::board_size;
     using Position = draughts::Position<N>;
+    using Bitboard = typename Position::Bitboard;
 
     // `in_memory` holds the solved materials available; any other material
     // reached is read through `prober` (which may be null if none is needed).
@@ -169,7 +170,6 @@ public:
     // prober. The solver asks for the codes of several positions before it
     // reads any, so that their cache misses overlap.
     const std::uint16_t* held_code(const Position& p) const {
-        static constexpr std::uint16_t lost = dtw_code(Value::loss(0));
         if (p.pieces(p.side_to_move) == 0) return &lost;
         const bool turned = p.side_to_move == draughts::Color::black;  // answered by the mirror, p turned round
         const Material m = material_of(p);
@@ -178,6 +178,24 @@ public:
             if (e.key == key) return &e.codes[turned ? e.index.rank_turned(p) : e.index.rank(p)];
         return nullptr;
     }
+
+    // Where a men configuration's codes are: king placement 0 of it, and
+    // the index of its material (null: not held).
+    struct HeldMen {
+        const Index<N>* index = nullptr;
+        const std::uint16_t* codes = nullptr;
+    };
+    // The men configuration (white_men, black_men) turned round, in the
+    // material that `key` names (MenCache::turned).
+    HeldMen held_men(std::uint32_t key, Bitboard white_men, Bitboard black_men) const {
+        for (const Entry& e : entries_)
+            if (e.key == key)
+                return {&e.index, e.codes + e.index.rank_men_turned(white_men, black_men) * e.index.king_placements()};
+        return {};
+    }
+
+    // The code of a position whose side to move has no piece left.
+    static constexpr std::uint16_t lost = dtw_code(Value::loss(0));
 
     // held_code() for positions with Black to move (those a move of White's
     // leads to), remembering where the last men configurations met start:
@@ -189,26 +207,16 @@ public:
         explicit TurnedCodes(const Successors& successors) : successors_(&successors) {}
 
         const std::uint16_t* find(const Position& p) {
-            static constexpr std::uint16_t lost = dtw_code(Value::loss(0));
             if (p.black == 0) return &lost;
             const auto [t, kings] = cache_.turned(p, [&](std::uint32_t key, Bitboard white_men, Bitboard black_men) {
-                for (const Entry& e : successors_->entries_)
-                    if (e.key == key)
-                        return Target{&e.index, e.codes + e.index.rank_men_turned(white_men, black_men) *
-                                                              e.index.king_placements()};
-                return Target{};
+                return successors_->held_men(key, white_men, black_men);
             });
             return t->index ? t->codes + kings : nullptr;
         }
 
     private:
-        using Bitboard = typename Position::Bitboard;
-        struct Target {
-            const Index<N>* index = nullptr;
-            const std::uint16_t* codes = nullptr;  // king placement 0 of the men configuration; null: not held
-        };
         const Successors* successors_;
-        MenCache<Bitboard, Target> cache_;
+        MenCache<Bitboard, HeldMen> cache_;
     };
 
 private:

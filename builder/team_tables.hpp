@@ -87,34 +87,46 @@ public:
         throw std::logic_error("a move reached material " + material_of(q).name() + ", which the team does not hold");
     }
 
-    // locate() for positions with Black to move (those a move of White's
-    // leads to), remembering where the last men configurations met start, as
-    // Successors::TurnedCodes does: most children then cost the rank of
-    // their kings. One per thread.
-    class TurnedWords {
+    // Where a child is: its code if the materials every member holds whole
+    // (`held`) have it, else its word.
+    struct Child {
+        const std::uint16_t* code;  // null: asked, by `word`
+        std::uint64_t word;
+    };
+    // Successors::held_code() or else locate(), for positions with Black to
+    // move (those a move of White's leads to), remembering where the last
+    // men configurations met start, as Successors::TurnedCodes does: most
+    // children then cost the rank of their kings. One per thread.
+    class TurnedChildren {
     public:
-        explicit TurnedWords(const TeamTables& tables) : tables_(&tables) {}
+        TurnedChildren(const TeamTables& tables, const Successors<V>& held) : tables_(&tables), held_(&held) {}
 
-        std::uint64_t find(const Position& p) {
-            if (p.black == 0) return no_piece;
+        Child find(const Position& p) {
+            if (p.black == 0) return {&Successors<V>::lost, no_piece};
             const auto [t, kings] = cache_.turned(p, [&](std::uint32_t key, Bitboard white_men, Bitboard black_men) {
+                if (const auto h = held_->held_men(key, white_men, black_men); h.index)
+                    return Target{h.index, h.codes, 0};
                 for (const Entry& e : tables_->entries_)
-                    if (e.key == key)
-                        return Target{&e.index, word(e.slot, e.offset + e.index.rank_men_turned(white_men, black_men) *
-                                                                            e.index.king_placements())};
+                    if (e.key == key) {
+                        const std::uint64_t men = e.index.rank_men_turned(white_men, black_men);
+                        return Target{&e.index, nullptr, word(e.slot, e.offset + men * e.index.king_placements())};
+                    }
                 return Target{};
             });
-            if (!t->index) return tables_->locate(p);  // says which material
-            return t->base + kings;
+            if (!t->index) return {nullptr, tables_->locate(p)};  // says which material
+            if (t->codes) return {t->codes + kings, 0};
+            return {nullptr, t->base + kings};
         }
 
     private:
         using Bitboard = typename Position::Bitboard;
         struct Target {
-            const Index<N>* index = nullptr;  // null: not held by the team
-            std::uint64_t base = 0;           // the word of king placement 0 of the men configuration
+            const Index<N>* index = nullptr;       // null: held by no one
+            const std::uint16_t* codes = nullptr;  // king placement 0 of the men configuration if held here
+            std::uint64_t base = 0;                // else its word
         };
         const TeamTables* tables_;
+        const Successors<V>* held_;
         MenCache<Bitboard, Target> cache_;
     };
 

@@ -34,8 +34,10 @@ class WordCoding {
 public:
     static constexpr int references = 8;
 
-    // Appends `w` to `out`.
-    void write(std::uint64_t w, std::vector<std::byte>& out) {
+    static constexpr std::size_t max_bytes = 10;  // of one word
+
+    // Writes `w` at `out`, which has room for max_bytes; returns the end.
+    std::byte* write(std::uint64_t w, std::byte* out) noexcept {
         const int r = nearest(w);
         const std::uint64_t d = w - last_[r];  // modulo 2^64: the distance, signed
         std::uint64_t z = d << 1 ^ (0 - (d >> 63));  // zigzag: a short distance either way, a small number
@@ -43,11 +45,18 @@ public:
         std::byte first = static_cast<std::byte>(r | (z & 0xF) << 3);
         z >>= 4;
         if (z) first |= std::byte{0x80};
-        out.push_back(first);
+        *out++ = first;
         while (z) {
-            out.push_back(static_cast<std::byte>((z & 0x7F) | (z > 0x7F ? 0x80 : 0)));
+            *out++ = static_cast<std::byte>((z & 0x7F) | (z > 0x7F ? 0x80 : 0));
             z >>= 7;
         }
+        return out;
+    }
+    // Appends `w` to `out`.
+    void write(std::uint64_t w, std::vector<std::byte>& out) {
+        const std::size_t at = out.size();
+        out.resize(at + max_bytes);
+        out.resize(static_cast<std::size_t>(write(w, out.data() + at) - out.data()));
     }
 
     // Reads the next word from `in` at `at`, which it moves past it; throws

@@ -30,6 +30,7 @@ struct TeamBuffers {
     Mailbox<std::byte> results;
     std::array<Mailbox<std::uint64_t>, 2> updates;  // a split queue's batches, two crossing in turn
     std::vector<std::vector<std::uint64_t>> words;  // per chunk of a round, in the order asked
+    std::vector<std::vector<std::uint16_t>> owners;  // per chunk of a round: the member asked each word
     std::vector<std::vector<std::size_t>> start;    // per chunk and member: where its questions start
     std::vector<std::vector<std::vector<std::byte>>> coded;  // per chunk of a round and member: its questions
     std::vector<std::byte> asked;                              // the round's questions, coded, in member order

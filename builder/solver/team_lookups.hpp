@@ -93,12 +93,14 @@ public:
     // position. Man moves are not asked for when `fetched_exits`.
     void look_up(SolvedValues& store, LevelShare<V>& share, std::vector<std::uint8_t>& meta, bool fetched_exits) {
         const int members = member_.team.size();
+        if (members > 1 << 16) throw std::runtime_error("a team of more than 65,536 members");  // owners' width
         TeamBuffers& b = member_.buffers;
         std::vector<Chunk>& chunks = share.chunks;
         std::vector<std::vector<std::uint16_t>>& entries = b.entries;
         Mailbox<std::byte>& questions = b.questions;
         Mailbox<std::uint16_t>& answers = b.answers;
         std::vector<std::vector<std::uint64_t>>& words = b.words;
+        std::vector<std::vector<std::uint16_t>>& owners = b.owners;
         std::vector<std::vector<std::size_t>>& start = b.start;
         std::vector<std::vector<std::vector<std::byte>>>& coded = b.coded;
         std::vector<std::byte>& sent = b.asked;
@@ -113,6 +115,7 @@ public:
             const std::size_t n = c1 - c0;
             if (words.size() < n) {
                 words.resize(n);
+                owners.resize(n);
                 start.resize(n);
                 coded.resize(n);
             }
@@ -121,8 +124,7 @@ public:
                 words[i].clear();
                 start[i].assign(members, 0);
                 const Needs needs = fetched_exits ? Needs::exits : Needs::all;  // ask() words no man move's child
-                Children children{typename Successors<V>::TurnedCodes(member_.successors),
-                                  typename TeamTables<V>::TurnedWords(member_.tables)};
+                Children children(member_.tables, member_.successors);
                 share.for_each_run(chunks[c0 + i], needs, [&](const Layout& l, std::uint64_t f, std::uint64_t e) {
                     member_.space.for_each_position(l, f, e, [&](std::uint64_t x, const Position& q) {
                         ask(store, l, x, q, meta.data(), fetched_exits, children, words[i]);
@@ -130,16 +132,26 @@ public:
                 });
                 // Each member's questions of the chunk coded on their own
                 // (WordCoding), so that chunks are coded and answered in parallel.
+                std::vector<std::uint16_t>& owner = owners[i];
+                owner.resize(words[i].size());
+                for (std::size_t x = 0; x < words[i].size(); ++x) {
+                    const std::uint64_t w = words[i][x];
+                    if (w == TeamTables<V>::no_piece) continue;
+                    owner[x] = static_cast<std::uint16_t>(member_.tables.owner(w));
+                    ++start[i][owner[x]];
+                }
                 std::vector<std::vector<std::byte>>& out = coded[i];
                 out.resize(members);
-                for (std::vector<std::byte>& o : out) o.clear();
+                std::vector<std::byte*> end(members);
+                for (int j = 0; j < members; ++j) {
+                    out[j].resize(WordCoding::max_bytes * start[i][j]);
+                    end[j] = out[j].data();
+                }
                 std::vector<WordCoding> coding(members);
-                for (std::uint64_t w : words[i])
-                    if (w != TeamTables<V>::no_piece) {
-                        const int j = member_.tables.owner(w);
-                        ++start[i][j];
-                        coding[j].write(w, out[j]);
-                    }
+                for (std::size_t x = 0; x < words[i].size(); ++x)
+                    if (const std::uint64_t w = words[i][x]; w != TeamTables<V>::no_piece)
+                        end[owner[x]] = coding[owner[x]].write(w, end[owner[x]]);
+                for (int j = 0; j < members; ++j) out[j].resize(static_cast<std::size_t>(end[j] - out[j].data()));
             });
             // Sent to the members holding them. Member j's part: the number of
             // chunks with questions for j, each one's words and bytes (u32
@@ -224,11 +236,11 @@ public:
                 chunks[c0 + i].entries = round.data() + entry_first[i];
                 std::vector<std::size_t> at(start[i]);
                 std::uint16_t* out = round.data() + entry_first[i];
-                for (std::uint64_t w : words[i]) {
-                    if (w == TeamTables<V>::no_piece) {
+                for (std::size_t x = 0; x < words[i].size(); ++x) {
+                    if (words[i][x] == TeamTables<V>::no_piece) {
                         *out++ = static_cast<std::uint16_t>(dtw_code(Value::loss(0)));
                     } else {
-                        const int j = member_.tables.owner(w);
+                        const int j = owners[i][x];
                         *out++ = answers.from(j)[at[j]++];
                     }
                 }
@@ -239,10 +251,7 @@ public:
 private:
     // Where the children of captures and promotions are: held here (a code)
     // or by the member a word names. One per thread.
-    struct Children {
-        typename Successors<V>::TurnedCodes held;
-        typename TeamTables<V>::TurnedWords shared;
-    };
+    using Children = typename TeamTables<V>::TurnedChildren;
 
     // The words of the values that `local` needs from other members, in the
     // order initialise() takes them (its man moves' not when `fetched_exits`);
@@ -264,11 +273,11 @@ private:
             for (const Move& m : captures) {
                 Position child = q;
                 draughts::make_move(child, m);
-                if (const std::uint16_t* code = children.held.find(child)) {
-                    const Value v = before_move(value_of_dtw_code(*code));
+                if (const auto c = children.find(child); c.code) {
+                    const Value v = before_move(value_of_dtw_code(*c.code));
                     if (preferred(v, best)) best = v;
                 } else {
-                    words.push_back(children.shared.find(child));
+                    words.push_back(c.word);
                     ++asked;
                 }
             }
@@ -292,7 +301,7 @@ private:
             }
             Position child = q;
             draughts::make_move(child, Move{0, e.from, e.to, true});
-            if (!children.held.find(child)) words.push_back(children.shared.find(child));
+            if (const auto c = children.find(child); !c.code) words.push_back(c.word);
         }
     }
 

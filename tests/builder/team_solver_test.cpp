@@ -171,19 +171,21 @@ TEST(TeamSolver, International6Split2Passed) {
     check_team<draughts::International6>(4, 2, hold_all(split_everything()), Held::passed);
 }
 
-// TeamTables::TurnedWords, which finds the word of a position with Black to
-// move through the men configurations last met, against locate(), which
-// turns the position round and ranks it whole: every child of every
-// position with White to move of a material that men and kings make, its
-// captures' and promotions' children in the successors shared out.
-TEST(TeamTables, TurnedWordsAgreeWithLocate) {
+// TeamTables::TurnedChildren, which finds where a position with Black to
+// move is through the men configurations last met, against
+// Successors::held_code() and TeamTables::locate(), which turn the position
+// round and rank it whole: every child of every position of the table of a
+// material that men and kings make (each with White to move), its
+// captures' and promotions' children in successors held whole (every other
+// one) or shared out (the rest).
+TEST(TeamTables, TurnedChildrenAgreeWithHeldCodeAndLocate) {
     using V = draughts::Brazilian;
     constexpr int N = V::board_size;
     BuildOptions o;
     o.variant = std::string(V::name);
     o.targets = materials_up_to(4);
     o.output = BuildOptions::Output::quiet;
-    const test::TemporaryDirectory dir{"turned-words"};
+    const test::TemporaryDirectory dir{"turned-children"};
     o.dir = dir.path();
     build_tables(o);
     const std::filesystem::path variant_dir = dir.path() / std::string(V::name);
@@ -191,25 +193,46 @@ TEST(TeamTables, TurnedWordsAgreeWithLocate) {
     const Successors<V> loading({}, &prober);
     for (const char* name : {"KMvKM", "MMvKK"}) {
         const Material m = Material::parse(name).canonical();
+        std::vector<std::shared_ptr<const SolvedValues>> whole;
+        std::vector<Material> shared;
+        for (const Material& s : successors(m)) {
+            if (shared.size() > whole.size()) {
+                const TableFile file = open_dtw_table<V>(variant_dir, s);
+                whole.push_back(std::make_shared<SolvedValues>(
+                    load_solved_values<V>(file, loading, 0, file.header().block_count())));
+            } else {
+                shared.push_back(s);
+            }
+        }
+        ASSERT_FALSE(whole.empty()) << name;
+        const Successors<V> held(whole, nullptr);
         test::ThreadTeams::run(2, [&](Team& team) {
-            const TeamTables<V> tables(team, m, 10, successors(m), variant_dir, loading);
-            typename TeamTables<V>::TurnedWords turned(tables);
+            const TeamTables<V> tables(team, m, 10, shared, variant_dir, loading);
+            typename TeamTables<V>::TurnedChildren turned(tables, held);
             const Index<N> own(m), mirror(m.mirrored());
-            std::uint64_t children = 0, elsewhere = 0;
-            for (std::uint64_t g = team.rank(); g < own.size(); g += 2) {
+            std::uint64_t children = 0, in_held = 0, in_shared = 0;
+            for (std::uint64_t g = team.rank(); g < table_positions<N>(m); g += 2) {
                 const draughts::Position<N> p = test::position_of(own, mirror, g);
                 draughts::MoveList<N> moves;
                 draughts::generate_moves<V>(p, moves);
                 for (const draughts::Move<N>& move : moves) {
                     draughts::Position<N> child = p;
                     draughts::make_move(child, move);
-                    ASSERT_EQ(turned.find(child), tables.locate(child)) << name << " " << draughts::to_fen(child);
+                    const auto c = turned.find(child);
                     ++children;
-                    elsewhere += material_of(white_to_move(child)).canonical() != m;
+                    if (const std::uint16_t* code = held.held_code(child)) {
+                        ASSERT_EQ(c.code, code) << name << " " << draughts::to_fen(child);
+                        in_held += child.black != 0;
+                    } else {
+                        ASSERT_EQ(c.code, nullptr) << name << " " << draughts::to_fen(child);
+                        ASSERT_EQ(c.word, tables.locate(child)) << name << " " << draughts::to_fen(child);
+                        in_shared += material_of(white_to_move(child)).canonical() != m;
+                    }
                 }
             }
-            EXPECT_GT(elsewhere, 0u) << name;
-            EXPECT_GT(children, elsewhere) << name;
+            EXPECT_GT(in_held, 0u) << name;
+            EXPECT_GT(in_shared, 0u) << name;
+            EXPECT_GT(children, in_held + in_shared) << name;
         });
     }
 }
