@@ -97,6 +97,7 @@ struct Model {
     double held_ratio = 4;                // a team of k holds a table whole only if k P' <= this x P (dtb's)
     double shared_bytes = 1.45;           // bytes a position more when what it reads is shared out (measured)
     double shared_overhead = 1;           // f more by this less 1, the same (lookups into them are questions)
+                                          // (both on shared_reference, all its tables shared out)
     bool shared_by_questions = true;      // charged by the questions into tables shared out (else all of it)
     double shared_position_part = 0;      // of shared_overhead - 1, the part a position pays whatever it asks
     std::string shared_reference = "KKMvKM";  // the Canadian material the shared inputs were measured on
@@ -500,7 +501,7 @@ std::string hours(double seconds) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
     CLI::App app{"Projected scaling of dtb build on many ranks (docs/scaling.md)"};
     std::string variant = "canadian";
     int pieces = 6;
@@ -531,9 +532,12 @@ int main(int argc, char** argv) {
     app.add_option("--memory-gib", memory_gib, "a rank's memory for tables (assumed)");
     app.add_option("--team-positions", m.team_positions, "as dtb build's");
     app.add_option("--held-ratio", m.held_ratio, "a team of k holds a table of P' positions whole if k P' <= this x P");
-    app.add_option("--shared-bytes", m.shared_bytes, "bytes a position more when tables are shared out (measured)");
+    app.add_option("--shared-bytes", m.shared_bytes,
+                   "bytes a position more when tables are shared out: the questions' and answers' of the reference "
+                   "material with all its tables shared out (measured)");
     app.add_option("--shared-overhead", m.shared_overhead,
-                   "a team of 2's processor time more, over one rank's, when tables are shared out (measured)");
+                   "a team of 2's processor time more, over one rank's, when tables are shared out: the reference "
+                   "material's with all its tables shared out (measured)");
     app.add_option("--shared-by-questions", m.shared_by_questions,
                    "the two above charged by the questions a position asks of the tables shared out, against those "
                    "of the reference material (0: all of them to a material with any table shared out)");
@@ -621,5 +625,15 @@ int main(int argc, char** argv) {
                    hours(o.seconds), 100 * one / capacity, o.teams, o.largest_team, 100 * o.overhead / capacity,
                    100 * o.exchange / capacity, 100 * o.rounds / capacity, 100 * o.tables / capacity,
                    100 * (capacity - o.busy) / capacity, 100 * o.idle_none_ready / capacity);
+    }
+    return 0;
+}
+
+int main(int argc, char** argv) {
+    try {
+        return run(argc, argv);
+    } catch (const std::exception& e) {  // an unknown variant or material
+        fmt::print(stderr, "scaling_projection: {}\n", e.what());
+        return 1;
     }
 }
