@@ -102,7 +102,7 @@ public:
         TurnedChildren(const TeamTables& tables, const Successors<V>& held) : tables_(&tables), held_(&held) {}
 
         Child find(const Position& p) {
-            if (p.black == 0) return {&Successors<V>::lost, no_piece};
+            if (p.black == 0) return {&Successors<V>::lost, 0};  // so no word is no_piece
             const auto [t, kings] = cache_.turned(p, [&](std::uint32_t key, Bitboard white_men, Bitboard black_men) {
                 if (const auto h = held_->held_men(key, white_men, black_men); h.index)
                     return Target{h.index, h.codes, 0};

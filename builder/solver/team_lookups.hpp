@@ -135,9 +135,7 @@ public:
                 std::vector<std::uint16_t>& owner = owners[i];
                 owner.resize(words[i].size());
                 for (std::size_t x = 0; x < words[i].size(); ++x) {
-                    const std::uint64_t w = words[i][x];
-                    if (w == TeamTables<V>::no_piece) continue;
-                    owner[x] = static_cast<std::uint16_t>(member_.tables.owner(w));
+                    owner[x] = static_cast<std::uint16_t>(member_.tables.owner(words[i][x]));
                     ++start[i][owner[x]];
                 }
                 std::vector<std::vector<std::byte>>& out = coded[i];
@@ -149,8 +147,7 @@ public:
                 }
                 std::vector<WordCoding> coding(members);
                 for (std::size_t x = 0; x < words[i].size(); ++x)
-                    if (const std::uint64_t w = words[i][x]; w != TeamTables<V>::no_piece)
-                        end[owner[x]] = coding[owner[x]].write(w, end[owner[x]]);
+                    end[owner[x]] = coding[owner[x]].write(words[i][x], end[owner[x]]);
                 for (int j = 0; j < members; ++j) out[j].resize(static_cast<std::size_t>(end[j] - out[j].data()));
             });
             // Sent to the members holding them. Member j's part: the number of
@@ -236,14 +233,7 @@ public:
                 chunks[c0 + i].entries = round.data() + entry_first[i];
                 std::vector<std::size_t> at(start[i]);
                 std::uint16_t* out = round.data() + entry_first[i];
-                for (std::size_t x = 0; x < words[i].size(); ++x) {
-                    if (words[i][x] == TeamTables<V>::no_piece) {
-                        *out++ = static_cast<std::uint16_t>(dtw_code(Value::loss(0)));
-                    } else {
-                        const int j = owners[i][x];
-                        *out++ = answers.from(j)[at[j]++];
-                    }
-                }
+                for (const std::uint16_t j : owners[i]) *out++ = answers.from(j)[at[j]++];
             });
         });
     }
@@ -256,7 +246,8 @@ private:
     // The words of the values that `local` needs from other members, in the
     // order initialise() takes them (its man moves' not when `fetched_exits`);
     // sets its meta, and for a position with a capture leaves the best over
-    // the captures read here in its code.
+    // the captures read here in its code. No word is no_piece: a child whose
+    // side to move has no piece left is a loss in 0, read here (Children).
     void ask(SolvedValues& store, const Layout& layout, std::uint64_t local, const Position& q, std::uint8_t* meta,
              bool fetched_exits, Children& children, std::vector<std::uint64_t>& words) const {
         const std::uint64_t s = layout.storage(local);
