@@ -42,6 +42,10 @@ TEST(WordCoding, BytesWorkedByHand) {
     EXPECT_EQ(coded({std::uint64_t{1} << 56}).size(), 9u);
     // The largest: the distance -1 from 0 (modulo 2^64) zigzags to 1.
     EXPECT_EQ(coded({std::numeric_limits<std::uint64_t>::max()}).size(), 1u);
+    // The longest: 2^63 away from every reference zigzags to 2^64 - 1, whose
+    // 64 bits take 4 + 7 x 9: ten bytes, the room a writer must leave.
+    EXPECT_EQ(coded({std::uint64_t{1} << 63}).size(), 10u);
+    EXPECT_EQ(WordCoding::max_bytes, 10u);
 }
 
 TEST(WordCoding, InterleavedStreamsKeepTheirReferences) {
