@@ -21,6 +21,7 @@
 #include "builder/progress.hpp"
 #include "builder/rule_build.hpp"
 #include "builder/table_loader.hpp"
+#include "builder/work_profile.hpp"
 #include "draughts/variant.hpp"
 
 namespace dtb {
@@ -98,6 +99,7 @@ public:
         nodes_.clear();  // spill files go with their tables
         clear_spill();
         report_.seconds = seconds_since(start);
+        report_.processor_seconds = cpu_seconds();
         report_.positions_built = to_build;
         report_.peak_memory_bytes = peak_resident_bytes();
         return std::move(report_);
@@ -113,6 +115,8 @@ private:
         std::unique_ptr<PackedCodes> packed;         // once it gave up its room, while some use is left; maybe spilled
         bool loading = false;     // being unpacked, read from its spill file or read back for a material; others wait
         bool load_tried = false;  // there was no room to: read through the probe cache
+        std::uint64_t pairs_at_once = 1;  // big pairs it solves at once (working_bytes())
+        std::uint64_t working_bytes = 0;  // while it is solved; 0: not yet worked out
     };
 
     // Starts the waiting materials whose working sets fit, in the order they
@@ -120,7 +124,7 @@ private:
     // the mutex held).
     void start_ready() {
         for (auto it = waiting_.begin(); it != waiting_.end();) {
-            const std::uint64_t bytes = MaterialSolver<V>::working_bytes(*it);
+            const std::uint64_t bytes = working_bytes(nodes_[*it]);
             // A second material at once is not worth reading tables back
             // from their files: it waits instead.
             if (running_ > 0 && !make_room(bytes, nullptr)) {
@@ -133,6 +137,20 @@ private:
             group_.run([this, m = *it] { solve(m); });
             it = waiting_.erase(it);
         }
+    }
+
+    // The bytes node's material holds while it is solved, with one big pair
+    // a thread at once, or fewer where that would not fit the budget (at
+    // least one); worked out once (called with the mutex held).
+    std::uint64_t working_bytes(Node& node) {
+        if (node.working_bytes == 0) {
+            const Material& m = node.plan->material;
+            std::uint64_t pairs = solver_threads();
+            while (pairs > 1 && MaterialSolver<V>::working_bytes(m, pairs, o_.solver) > budget_) pairs /= 2;
+            node.pairs_at_once = pairs;
+            node.working_bytes = MaterialSolver<V>::working_bytes(m, pairs, o_.solver);
+        }
+        return node.working_bytes;
     }
 
     // Whether `bytes` more fit the budget, once the kept tables no material
@@ -317,16 +335,20 @@ private:
         const Clock::time_point start = Clock::now();
         progress_->started(m);
         Node& node = nodes_[m];
+        std::vector<std::string> waits_for;
+        for (const Material& w : node.plan->waits_for) waits_for.push_back(w.name());
+        const work_profile::Scope profile(m.name(), node.plan->positions, std::move(waits_for));
         SolveProgress hooks{[&](int level, int levels) { progress_->level(m, level, levels); },
                             [&](std::uint64_t n) { progress_->positions(n); }};
         SolvedValues solved;
         {
             const SuccessorTables<V> tables(node.plan->successors, o_.dir,
                                             [&](const Material& s) { return acquire(s, m); });
-            solved = MaterialSolver<V>(m, tables.get(), hooks).solve();
+            solved = MaterialSolver<V>(m, tables.get(), hooks, node.pairs_at_once, o_.solver).solve();
         }  // the tables it read let go before they are released
         for (const Material& s : node.plan->successors) release(s);
 
+        work_profile::Scope::set_level(-1);
         ManifestEntry entry = write_solved(o_, N, plan_.variant_dir(), solved);
         maybe_kill_after_write(m);
         entry.seconds = seconds_since(start);
@@ -336,7 +358,7 @@ private:
             plan_.manifest().put(entry);
             plan_.manifest().save(plan_.variant_dir() / Manifest::file_name);
             report_.materials.push_back({entry, false});
-            memory_ -= MaterialSolver<V>::working_bytes(m);
+            memory_ -= node.working_bytes;
             --running_;
             // Kept, or let go before the next materials take its room.
             if (node.uses > 0)
@@ -402,7 +424,9 @@ std::vector<Material> materials_up_to(int pieces) {
 
 BuildReport build_tables(const BuildOptions& options) {
     if (options.targets.empty()) throw std::invalid_argument("nothing to build: give --pieces N or --material M");
-    return draughts::with_variant(
+    const Clock::time_point start = Clock::now();
+    if (!options.profile.empty()) work_profile::enable(options.profile);
+    BuildReport report = draughts::with_variant(
         options.variant,
         [&]<class V>() {
             BuildPlan plan(options, V::board_size);
@@ -414,6 +438,11 @@ BuildReport build_tables(const BuildOptions& options) {
             return report;
         },
         true);
+    if (!options.profile.empty())
+        work_profile::write(seconds_since(start),
+                            options.threads > 0 ? options.threads : tbb::this_task_arena::max_concurrency(),
+                            options.options);
+    return report;
 }
 
 }  // namespace dtb

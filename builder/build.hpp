@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "builder/manifest.hpp"
+#include "builder/solver/solver_options.hpp"
 #include "builder/team.hpp"
 #include "probe/material.hpp"
 
@@ -47,6 +48,10 @@ struct BuildOptions {
     // literally (docs/rules.md).
     bool rules = false;
     bool literal_road = false;
+    SolverOptions solver;  // how the solvers cut a level's work (tests change it)
+    // One process: where the threads' time went, written here as JSON
+    // (builder/work_profile.hpp); empty: not recorded.
+    std::filesystem::path profile;
 };
 
 struct MaterialReport {
@@ -100,6 +105,7 @@ struct RuleBuildReport {
     std::uint64_t positions_built = 0;  // both sides to move
     std::uint64_t bytes = 0;            // of every .rul of the set, skipped ones included
     double seconds = 0;
+    double processor_seconds = 0;  // user and system, every thread
     std::vector<std::pair<Material, std::string>> refused;  // and why
 };
 
@@ -107,6 +113,7 @@ struct BuildReport {
     std::vector<MaterialReport> materials;  // in the order they finished
     KeptTablesReport kept;
     double seconds = 0;
+    double processor_seconds = 0;       // user and system, every thread (one process; the rule tables apart)
     std::uint64_t positions_built = 0;  // both sides to move, skipped tables not counted
     std::uint64_t peak_memory_bytes = 0;  // the process's peak resident memory (rank 0's)
     // One process: --memory (or its default) and the most the build counted

@@ -1,10 +1,5 @@
 #include "builder/material_job.hpp"
 
-#include <algorithm>
-
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_reduce.h>
-
 namespace dtb {
 
 TableSpec table_spec(const BuildOptions& o, int board_size, const Material& m, std::uint64_t per_side,
@@ -30,29 +25,7 @@ ValueSource value_source(const SolvedValues& values) {
 }
 
 ManifestEntry count_values(const SolvedValues& v) {
-    struct Counts {
-        std::uint64_t wins = 0, draws = 0, losses = 0;
-        int longest = -1;
-    };
-    const Counts c = tbb::parallel_reduce(
-        tbb::blocked_range<std::size_t>(0, v.codes.size()), Counts{},
-        [&](const tbb::blocked_range<std::size_t>& r, Counts c) {
-            for (std::size_t i = r.begin(); i != r.end(); ++i) {
-                const Value value = value_of_dtw_code(v.codes[i]);
-                if (value.wdl == Wdl::win) {
-                    ++c.wins;
-                    c.longest = std::max(c.longest, value.plies);
-                } else if (value.wdl == Wdl::loss) {
-                    ++c.losses;
-                } else {
-                    ++c.draws;
-                }
-            }
-            return c;
-        },
-        [](Counts a, const Counts& b) {
-            return Counts{a.wins + b.wins, a.draws + b.draws, a.losses + b.losses, std::max(a.longest, b.longest)};
-        });
+    const ValueCounts c = count_wdl(v.codes.size(), [&](std::size_t i) { return value_of_dtw_code(v.codes[i]); });
     ManifestEntry e;
     e.material = v.material;
     e.positions = v.codes.size();

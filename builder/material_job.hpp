@@ -2,12 +2,15 @@
 // driver of a build (build.cpp, the MPI driver) does for each material.
 #pragma once
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_reduce.h>
 
 #include "builder/build.hpp"
 #include "builder/manifest.hpp"
@@ -17,6 +20,7 @@
 #include "builder/team.hpp"
 #include "builder/team_tables.hpp"
 #include "builder/values_cache.hpp"
+#include "builder/work_profile.hpp"
 #include "probe/prober.hpp"
 
 namespace dtb {
@@ -27,6 +31,36 @@ TableSpec table_spec(const BuildOptions& o, int board_size, const Material& m, s
 
 // The codes the writer stores for `values`: don't-care for capture positions.
 ValueSource value_source(const SolvedValues& values);
+
+// Wins, draws, losses and the longest win (plies, -1 if none) of values
+// value_of(0) .. value_of(n - 1), counted with every thread.
+struct ValueCounts {
+    std::uint64_t wins = 0, draws = 0, losses = 0;
+    int longest = -1;
+};
+template <class ValueOf>
+ValueCounts count_wdl(std::size_t n, ValueOf&& value_of) {
+    constexpr std::size_t grain = std::size_t{1} << 16;
+    work_profile::Step step(work_profile::Kind::count, (n + grain - 1) / grain);
+    return tbb::parallel_reduce(
+        tbb::blocked_range<std::size_t>(0, n, grain), ValueCounts{},
+        [&](const tbb::blocked_range<std::size_t>& r, ValueCounts c) {
+            const auto piece = step.piece((r.size() + grain - 1) / grain);
+            for (std::size_t i = r.begin(); i != r.end(); ++i) {
+                const Value value = value_of(i);
+                if (value.wdl == Wdl::win) {
+                    ++c.wins;
+                    c.longest = std::max(c.longest, value.plies);
+                } else {
+                    ++(value.wdl == Wdl::loss ? c.losses : c.draws);
+                }
+            }
+            return c;
+        },
+        [](ValueCounts a, const ValueCounts& b) {
+            return ValueCounts{a.wins + b.wins, a.draws + b.draws, a.losses + b.losses, std::max(a.longest, b.longest)};
+        });
+}
 
 // Wins, draws, losses and the longest win over the positions `values` holds
 // (the manifest entry's material, positions and counts).

@@ -13,6 +13,7 @@
 
 #include <tbb/parallel_for.h>
 
+#include "builder/work_profile.hpp"
 #include "probe/table_format.hpp"
 #include "probe/zstd_frame.hpp"
 
@@ -130,7 +131,9 @@ PackedCodes::PackedCodes(const SolvedValues& values)
       max_code_(values.max_code) {
     if (!values.whole()) throw std::logic_error("only whole tables are packed");
     frames_.resize((positions_ + (1ull << frame_shift) - 1) >> frame_shift);
+    work_profile::Step step(work_profile::Kind::pack, frames_.size());
     tbb::parallel_for(std::size_t{0}, frames_.size(), [&](std::size_t f) {
+        const auto piece = step.piece();
         frames_[f] = pack_frame(frame_of(std::span(values.codes), f), {});
     });
     for (const auto& frame : frames_) frame_bytes_ += frame.size();
@@ -156,7 +159,9 @@ SolvedValues PackedCodes::unpack() const {
                                  " spilled there: " + std::strerror(error));
     }
     try {
+        work_profile::Step step(work_profile::Kind::pack, count);
         tbb::parallel_for(std::size_t{0}, count, [&](std::size_t f) {
+            const auto piece = step.piece();
             const std::span<std::uint16_t> out = frame_of(std::span(values.codes), f);
             std::vector<std::byte> read;
             std::span<const std::byte> frame;

@@ -14,6 +14,7 @@
 #include "builder/material_job.hpp"
 #include "builder/progress.hpp"
 #include "builder/rule_solver.hpp"
+#include "builder/work_profile.hpp"
 #include "draughts/variant.hpp"
 
 namespace dtb {
@@ -39,6 +40,7 @@ public:
 
     RuleBuildReport run() {
         const Clock::time_point start = Clock::now();
+        const double processor_start = cpu_seconds();
         budget_ = o_.memory_bytes ? o_.memory_bytes : default_memory_bytes();
         for (const PlannedMaterial& p : plan_.materials()) {
             if (const std::optional<std::string> why = refusal(p)) {
@@ -76,6 +78,7 @@ public:
         }
         if (failure_) std::rethrow_exception(failure_);
         report_.seconds = seconds_since(start);
+        report_.processor_seconds = cpu_seconds() - processor_start;
         return std::move(report_);
     }
 
@@ -156,6 +159,10 @@ private:
         try {
             const Clock::time_point start = Clock::now();
             const PlannedMaterial& p = *nodes_.at(m).plan;
+            std::vector<std::string> waits_for;
+            for (const Material& s : p.successors)
+                if (nodes_.count(s)) waits_for.push_back(s.name() + ".rul");
+            const work_profile::Scope profile(m.name() + ".rul", p.positions, std::move(waits_for));
             // Successors not in memory are read from their files, through a
             // probe opened now (it lists the files written so far).
             std::optional<Prober<V>> prober;
@@ -166,8 +173,9 @@ private:
             }
             RuleSuccessors<V> successors(files ? &*files : nullptr);
             for (const auto& values : held) successors.add(values);
-            auto values = std::make_shared<const RuleValues>(RuleSolver<V>(m, successors, o_.literal_road).solve());
+            auto values = std::make_shared<const RuleValues>(RuleSolver<V>(m, successors, o_.literal_road, o_.solver).solve());
 
+            work_profile::Scope::set_level(-1);
             const TableSpec spec = table_spec(o_, N, m, values->positions_per_side, 0);
             const WrittenTable written = write_rule_table(plan_.variant_dir(), spec,
                                                           rule_record<Draw>(values->count, o_.literal_road),
@@ -180,15 +188,12 @@ private:
             r.limit = values->count.limit;
             r.road_limit = values->count.road_limit;
             r.literal_road = o_.literal_road;
-            for (const std::uint8_t code : values->codes) {
-                const Value v = value_of_rule_code(code);
-                if (v.wdl == Wdl::win) {
-                    ++r.wins;
-                    r.longest_win = std::max(r.longest_win, v.plies);
-                } else {
-                    ++(v.wdl == Wdl::loss ? r.losses : r.draws);
-                }
-            }
+            const ValueCounts counts = count_wdl(
+                values->codes.size(), [&](std::size_t i) { return value_of_rule_code(values->codes[i]); });
+            r.wins = counts.wins;
+            r.draws = counts.draws;
+            r.losses = counts.losses;
+            r.longest_win = counts.longest;
             r.seconds = seconds_since(start);
             finished(m, std::move(values), r);
         } catch (...) {

@@ -41,7 +41,9 @@
 #include "builder/solver/pair_space.hpp"
 #include "builder/solver/pair_state.hpp"
 #include "builder/solver/set_up.hpp"
+#include "builder/solver/solver_options.hpp"
 #include "builder/table_writer.hpp"
+#include "builder/work_profile.hpp"
 #include "draughts/movegen.hpp"
 #include "probe/index.hpp"
 #include "probe/potential.hpp"
@@ -138,15 +140,12 @@ public:
     // `successors` must hold every material `canonical`'s captures and
     // promotions lead to. Throws RulesRefused for a material the rules
     // give two counts (governing_count()).
-    // Block pairs of at least this many positions are solved one at a time
-    // with every thread inside (as MaterialSolver does); smaller ones one a
-    // thread, the pairs of a level in parallel.
-    static constexpr std::uint64_t default_shared_pair_positions = std::uint64_t{1} << 15;
-
+    // The pairs of a level are solved in parallel, one a thread; big ones
+    // (SolverOptions) so in whole rounds of a pair a thread, those left
+    // over one at a time with every thread inside (as MaterialSolver does).
     RuleSolver(const Material& canonical, const RuleSuccessors<V>& successors, bool literal_road = false,
-               std::uint64_t shared_pair_positions = default_shared_pair_positions)
-        : space_(canonical), successors_(successors), literal_road_(literal_road),
-          shared_pair_positions_(shared_pair_positions) {
+               const SolverOptions& options = {})
+        : space_(canonical), successors_(successors), literal_road_(literal_road), options_(options) {
         values_.material = canonical;
         values_.count = governing_count<typename V::draw_rules>(canonical);
         values_.positions_per_side = space_.side(0).size();
@@ -179,21 +178,31 @@ private:
         const PotentialLevels<N> levels(values_.material);
         tbb::enumerable_thread_specific<PairScratch> scratches;
         for (const auto& level : levels.levels()) {
+            work_profile::Scope::set_level(static_cast<int>(&level - levels.levels().data()));
             const auto pairs = space_.pairs_of(levels, level.potential);
-            if (2 * space_.side(0).king_placements() >= shared_pair_positions_) {
-                // Big pairs one at a time, every thread inside each.
-                PairScratch scratch;
-                for (const auto& pair : pairs)
-                    solve_pair<true>(codes, limit, road, space_.layout_of(pair), space_.pair_positions(pair), scratch);
-                continue;
+            // Big pairs in whole rounds of a pair a thread, the rest one at a time with every thread inside.
+            std::size_t alone = pairs.size();
+            if (2 * space_.side(0).king_placements() >= options_.big_pair_positions) {
+                const std::uint64_t round =
+                    options_.big_pairs_alone_from ? options_.big_pairs_alone_from : solver_threads();
+                alone = pairs.size() / round * round;
             }
-            tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pairs.size(), 1),
-                              [&](const tbb::blocked_range<std::size_t>& r) {
-                                  PairScratch& scratch = scratches.local();
-                                  for (std::size_t i = r.begin(); i != r.end(); ++i)
-                                      solve_pair<false>(codes, limit, road, space_.layout_of(pairs[i]),
-                                                        space_.pair_positions(pairs[i]), scratch);
-                              });
+            if (alone > 0) {
+                work_profile::Step step(work_profile::Kind::rule_pairs, alone);
+                tbb::parallel_for(tbb::blocked_range<std::size_t>(0, alone, 1),
+                                  [&](const tbb::blocked_range<std::size_t>& r) {
+                                      PairScratch& scratch = scratches.local();
+                                      for (std::size_t i = r.begin(); i != r.end(); ++i) {
+                                          const auto piece = step.piece();
+                                          solve_pair<false>(codes, limit, road, space_.layout_of(pairs[i]),
+                                                            space_.pair_positions(pairs[i]), scratch);
+                                      }
+                                  });
+            }
+            PairScratch scratch;
+            for (std::size_t i = alone; i < pairs.size(); ++i)
+                solve_pair<true>(codes, limit, road, space_.layout_of(pairs[i]), space_.pair_positions(pairs[i]),
+                                 scratch);
         }
     }
 
@@ -249,23 +258,23 @@ private:
                 codes[layout.storage(l)] = c;
         };
         // Pushes: straight into the buckets alone, through each chunk's list shared.
-        const auto in_chunks = [&](std::uint64_t n, auto&& body) {
+        const auto in_chunks = [&](work_profile::Kind kind, std::uint64_t n, auto&& body) {
             if constexpr (Shared) {
-                run_chunks(static_cast<std::uint32_t>(n), buckets,
+                run_chunks(kind, static_cast<std::uint32_t>(n), buckets,
                            [&](std::uint32_t first, std::uint32_t last, Pushes& pushes) { body(first, last, pushes); });
             } else {
                 auto push = [&](int plies, std::uint32_t at) { buckets[plies].push_back(at); };
                 body(std::uint64_t{0}, n, push);
             }
         };
-        in_chunks(count, [&](std::uint64_t first, std::uint64_t last, auto& push) {
+        in_chunks(work_profile::Kind::rule_set_up, count, [&](std::uint64_t first, std::uint64_t last, auto& push) {
             space_.for_each_position(layout, first, last, [&](std::uint64_t l, const Position& q) {
                 set_up(codes, limit, road, layout, l, q, state, push);
             });
         });
         for (int d = 0; d <= limit; ++d) {
             const std::vector<std::uint32_t>& entries = buckets[d];  // pushes go to later buckets only
-            in_chunks(entries.size(), [&](std::uint64_t first, std::uint64_t last, auto& push) {
+            in_chunks(work_profile::Kind::rule_bucket, entries.size(), [&](std::uint64_t first, std::uint64_t last, auto& push) {
                 for (std::uint64_t i = first; i < last; ++i) {
                     const std::uint32_t at = entries[i];
                     if (states.load(at) == done) continue;  // settled again sooner; a bucket lists a position once
@@ -372,7 +381,7 @@ private:
     PairSpace<V> space_;
     const RuleSuccessors<V>& successors_;
     bool literal_road_;
-    std::uint64_t shared_pair_positions_;
+    SolverOptions options_;
     RuleValues values_;
     bool man_move_keeps_ = false;  // whether a man move keeps this material's count
 };

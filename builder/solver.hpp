@@ -44,6 +44,8 @@
 //   solver.hpp (this file)  the material, level by level, one process or team
 #pragma once
 
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -62,9 +64,11 @@
 #include "builder/solver/pair_state.hpp"
 #include "builder/solver/set_up.hpp"
 #include "builder/solver/solve_progress.hpp"
+#include "builder/solver/solver_options.hpp"
 #include "builder/solver/team_level.hpp"
 #include "builder/team.hpp"
 #include "builder/team_tables.hpp"
+#include "builder/work_profile.hpp"
 #include "probe/index.hpp"
 #include "probe/potential.hpp"
 
@@ -78,17 +82,17 @@ public:
     using Pair = typename PairSpace<V>::Pair;
     using Layout = typename PairSpace<V>::Layout;
 
-    // Block pairs of at least this many positions are solved one at a time
-    // with all threads inside each; smaller ones one per thread. (Solving big
-    // pairs one per thread instead, with no atomic operations, was 2 times
-    // slower on Brazilian 6-piece materials: two pairs' working sets no longer
-    // fit the caches.)
-    static constexpr std::uint64_t shared_pair_positions = std::uint64_t{1} << 15;
-
     // One process: `canonical` is solved against `successors`, which must
-    // answer for every material its captures and promotions lead to.
-    MaterialSolver(const Material& canonical, const Successors<V>& successors, SolveProgress progress = {})
-        : space_(canonical), progress_(std::move(progress)), successors_(&successors) {
+    // answer for every material its captures and promotions lead to. Big
+    // pairs (SolverOptions) are solved in block order (PairSpace::BlockOrder),
+    // each on one thread beside the others when a level has enough of them,
+    // else one at a time with all threads inside; smaller pairs one per
+    // thread in the table's order. At most `pairs_at_once` big pairs are
+    // solved at once (0: one a thread), each with its scratch (working_bytes()).
+    MaterialSolver(const Material& canonical, const Successors<V>& successors, SolveProgress progress = {},
+                   std::uint64_t pairs_at_once = 0, const SolverOptions& options = {})
+        : space_(canonical), progress_(std::move(progress)), successors_(&successors), options_(options),
+          pairs_at_once_(big_pairs_at_once(canonical, pairs_at_once ? pairs_at_once : solver_threads())) {
         if (2 * space_.king_placements() >= std::uint64_t{1} << 32)
             throw std::runtime_error(canonical.name() + ": " + std::to_string(space_.king_placements()) +
                                      " king placements per men configuration are more than one process solves; "
@@ -104,18 +108,20 @@ public:
         member_ = std::make_unique<TeamMember<V>>(space_, team, tables, whole, options, progress_, max_code_);
     }
 
-    // Bytes one process needs to solve `canonical` (solve()): its values
-    // (SolvedValues::bytes_for) and, for a block pair solved with all
-    // threads, one byte of state per position of the pair and four per entry
-    // of its buckets, counted as if every position were queued, and its
-    // codes and capture marks in block order while it is solved. Smaller
-    // pairs, one per thread, take kilobytes.
-    static std::uint64_t working_bytes(const Material& canonical) {
+    // Bytes one process needs to solve `canonical` (solve()) with at most
+    // `pairs_at_once` big pairs at once: its values (SolvedValues::bytes_for)
+    // and, for each big pair in work, one byte of state per position of the
+    // pair and four per entry of its buckets, counted as if every position
+    // were queued, and its codes and capture marks in block order while it
+    // is solved. Smaller pairs, one per thread, take kilobytes.
+    static std::uint64_t working_bytes(const Material& canonical, std::uint64_t pairs_at_once = 1,
+                                       const SolverOptions& options = {}) {
         const Index<N> index(canonical);
         const std::uint64_t positions = static_cast<std::uint64_t>(sides_of(canonical)) * index.size();
         const std::uint64_t pair = 2 * index.king_placements();
+        if (pair < options.big_pair_positions) return SolvedValues::bytes_for(positions);
         return SolvedValues::bytes_for(positions) +
-               (pair >= shared_pair_positions ? 5 * pair + SolvedValues::bytes_for(pair) : 0);
+               big_pairs_at_once(canonical, pairs_at_once) * (5 * pair + SolvedValues::bytes_for(pair));
     }
 
     // The values of the positions this process holds: all of them alone, the
@@ -127,6 +133,7 @@ public:
         if (!team_) values_ = SolvedValues(material, space_.side(0).size());
         for (int l = 0; l < level_count; ++l) {
             return_free_memory();  // what the level before freed
+            work_profile::Scope::set_level(l);
             if (progress_.level_started) progress_.level_started(l, level_count);
             if (team_)
                 member_->solve_level(levels, levels.levels()[l], l == 0);
@@ -146,41 +153,91 @@ private:
         if (progress_.positions_done) progress_.positions_done(positions);
     }
 
-    // One process: the pairs of a level in parallel, big ones one at a time with all threads.
+    // The big pairs `canonical` has at most in a level, if fewer than `pairs_at_once` (at least 1).
+    static std::uint64_t big_pairs_at_once(const Material& canonical, std::uint64_t pairs_at_once) {
+        const PotentialLevels<N> levels(canonical);
+        std::uint64_t most = 0;
+        for (const auto& level : levels.levels()) most = std::max(most, level.men_configurations);
+        return std::max<std::uint64_t>(1, std::min(pairs_at_once, most));
+    }
+
+    // A big pair, its states, codes and marks in block order (set up in
+    // that order: written in order, nothing ranked): with all threads inside
+    // (Shared), or on this thread, beside other pairs.
+    template <bool Shared>
+    void solve_big_pair(const PairQueue<V>& queue, const Pair& pair, PairScratch& scratch) {
+        const Layout layout = space_.layout_of(pair);
+        const auto count = static_cast<std::uint32_t>(space_.pair_positions(pair));
+        const DirectSource<V> source(*successors_, values_);
+        Layout in_blocks = layout;
+        in_blocks.in_blocks = true;
+        const auto set_up_range = [&](const PairStates<Shared>& states, SolvedValues& blocks, std::uint32_t first,
+                                      std::uint32_t last, auto& push) {
+            DirectSource<V> s = source;
+            CaptureMarks marks(blocks);
+            space_.for_each_position(in_blocks, first, last, s, [&](std::uint64_t l, const Position& q) {
+                initialise<V>(blocks, marks, in_blocks, l, l, static_cast<std::uint32_t>(l), q, states, push, s);
+            });
+        };
+        const auto set_up = [&](const auto&, const PairStates<Shared>& states, SolvedValues& blocks, Buckets& b) {
+            if constexpr (Shared) {
+                run_chunks(work_profile::Kind::set_up, count, b,
+                           [&](std::uint32_t first, std::uint32_t last, Pushes& pushes) {
+                               set_up_range(states, blocks, first, last, pushes);
+                           });
+            } else {
+                auto push = [&](int plies, std::uint32_t at) {
+                    add_to_buckets(b, static_cast<std::uint32_t>(plies), at);
+                };
+                set_up_range(states, blocks, 0, count, push);
+            }
+        };
+        max_code_.note(queue.template solve_in_blocks<Shared>(values_, layout, count, scratch, set_up));
+        report(count);
+    }
+
+    // One process: the pairs of a level in parallel, a pair on one thread;
+    // big ones so in whole rounds of a pair a thread (SolverOptions), those
+    // left over one at a time with all threads inside (a material of kings
+    // only has one pair).
     void solve_level(const PotentialLevels<N>& levels, int potential) {
         const PairQueue<V> queue(space_);
         const std::vector<Pair> pairs = space_.pairs_of(levels, potential);
-        if (2 * space_.side(0).king_placements() >= shared_pair_positions) {
-            PairScratch scratch;
-            for (const Pair& pair : pairs) {
-                const Layout layout = space_.layout_of(pair);
-                const auto count = static_cast<std::uint32_t>(space_.pair_positions(pair));
-                const DirectSource<V> source(*successors_, values_);
-                // Set up in block order: states, codes and marks written in order.
-                Layout in_blocks = layout;
-                in_blocks.in_blocks = true;
-                const auto set_up = [&](const auto&, const PairStates<true>& states, SolvedValues& blocks, Buckets& b) {
-                    run_chunks(count, b, [&](std::uint32_t first, std::uint32_t last, Pushes& pushes) {
-                        DirectSource<V> s = source;
-                        CaptureMarks marks(blocks);
-                        space_.for_each_position(in_blocks, first, last, s, [&](std::uint64_t l, const Position& q) {
-                            initialise<V>(blocks, marks, in_blocks, l, l, static_cast<std::uint32_t>(l), q, states,
-                                          pushes, s);
-                        });
-                    });
-                };
-                max_code_.note(queue.solve_shared(values_, layout, count, scratch, set_up));
-                report(count);
+        if (2 * space_.side(0).king_placements() >= options_.big_pair_positions) {
+            const std::size_t lanes = std::min<std::size_t>(pairs.size(), pairs_at_once_);
+            if (scratches_.size() < lanes) scratches_.resize(lanes);
+            // Whole rounds of a pair a thread, side by side; the pairs left
+            // over (fewer than the threads), one at a time with all inside.
+            const std::uint64_t round =
+                options_.big_pairs_alone_from ? options_.big_pairs_alone_from : solver_threads();
+            const std::size_t alone = pairs.size() / round * round;
+            if (alone > 0) {
+                // Each lane takes the next pair until none is left, with its scratch.
+                std::atomic<std::size_t> next{0};
+                work_profile::Step step(work_profile::Kind::big_pairs, alone);
+                tbb::parallel_for(
+                    tbb::blocked_range<std::size_t>(0, std::min(lanes, alone), 1),
+                    [&](const tbb::blocked_range<std::size_t>& r) {
+                        for (std::size_t lane = r.begin(); lane != r.end(); ++lane)
+                            for (std::size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < alone;) {
+                                const auto piece = step.piece();
+                                solve_big_pair<false>(queue, pairs[i], scratches_[lane]);
+                            }
+                    },
+                    tbb::simple_partitioner());
             }
+            for (std::size_t i = alone; i < pairs.size(); ++i) solve_big_pair<true>(queue, pairs[i], scratches_[0]);
             return;
         }
         tbb::enumerable_thread_specific<PairScratch> scratches;
+        work_profile::Step step(work_profile::Kind::pairs, pairs.size());
         tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pairs.size(), 1),
                           [&](const tbb::blocked_range<std::size_t>& r) {
                               PairScratch& scratch = scratches.local();
                               DirectSource<V> source(*successors_, values_);
                               std::uint64_t positions = 0;
                               for (std::size_t i = r.begin(); i != r.end(); ++i) {
+                                  const auto piece = step.piece();
                                   const Layout layout = space_.layout_of(pairs[i]);
                                   const auto count = static_cast<std::uint32_t>(space_.pair_positions(pairs[i]));
                                   max_code_.note(queue.solve_alone(values_, layout, count, scratch, source));
@@ -193,9 +250,12 @@ private:
     PairSpace<V> space_;
     SolveProgress progress_;
     const Successors<V>* successors_;
+    SolverOptions options_;
     MaxCode max_code_;
     // One process:
     SolvedValues values_;
+    std::uint64_t pairs_at_once_ = 1;
+    std::vector<PairScratch> scratches_;  // a big pair's each, kept from level to level
     // A team:
     Team* team_ = nullptr;
     TeamTables<V>* tables_ = nullptr;

@@ -20,6 +20,7 @@
 #include "builder/capture_values.hpp"
 #include "builder/progress.hpp"
 #include "builder/solved_values.hpp"
+#include "builder/work_profile.hpp"
 #include "probe/prober.hpp"
 #include "probe/table_file.hpp"
 
@@ -69,7 +70,9 @@ void load_solved_values(SolvedValues& values, const TableFile& file, const Succe
     const TableHeader& h = file.header();
     const Material& m = h.material;
     const Index<N> own(m), mirror(m.mirrored());
+    work_profile::Step step(work_profile::Kind::read_back, std::max(first_block, last_block) - first_block);
     tbb::parallel_for(first_block, std::max(first_block, last_block), [&](std::uint64_t b) {
+        const auto piece = step.piece();
         std::vector<std::byte> block(h.block_bytes(b));
         file.read_block(b, block);
         const std::uint64_t start = b << h.block_shift;

@@ -18,6 +18,7 @@
 #include <tbb/parallel_reduce.h>
 
 #include "builder/replaced_file.hpp"
+#include "builder/work_profile.hpp"
 #include "probe/value.hpp"
 #include "probe/zstd_frame.hpp"
 
@@ -144,7 +145,9 @@ std::vector<CompressedBlock> compress_blocks(const TableHeader& header, const Ta
                                              const ValueSource& values, std::uint64_t first, std::uint64_t count) {
     const int dtw_bits = dtw_bits_for(max_code);
     std::vector<CompressedBlock> blocks(count);
+    work_profile::Step step(work_profile::Kind::compress, count);
     tbb::parallel_for(std::uint64_t{0}, count, [&](std::uint64_t i) {
+        const auto piece = step.piece();
         const std::uint64_t b = first + i;
         std::vector<std::uint32_t> codes(header.block_values(b));
         values(b << header.block_shift, codes);
@@ -292,7 +295,9 @@ WrittenTable write_rule_table(const std::filesystem::path& directory, const Tabl
     for (std::uint64_t first = 0; first < blocks; first += batch_blocks) {
         const std::uint64_t count = std::min(batch_blocks, blocks - first);
         std::vector<std::vector<std::byte>> compressed(count);
+        work_profile::Step step(work_profile::Kind::compress, count);
         tbb::parallel_for(std::uint64_t{0}, count, [&](std::uint64_t i) {
+            const auto piece = step.piece();
             const std::uint64_t b = first + i;
             std::vector<std::uint32_t> codes(header.block_values(b));
             values(b << header.block_shift, codes);

@@ -166,7 +166,7 @@ struct TeamOptions {
     // member's positions, each stage's exchanges beside the next's solving.
     std::uint64_t stage_positions = 1 << 18;
     // Whole pairs of at least this many positions are solved one at a time
-    // with all threads (MaterialSolver::shared_pair_positions; tests lower it).
+    // with all threads (as SolverOptions::big_pair_positions; tests lower it).
     std::uint64_t shared_pair_positions = 1 << 15;
     // A team of k holds a table of P' positions whole (every member a copy)
     // only if k P' <= held_ratio x P, P the positions of the material it

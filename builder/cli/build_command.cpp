@@ -32,6 +32,7 @@ struct BuildCommandOptions {
     double rank_timeout = BuildOptions{}.rank_timeout_seconds;
     bool rules = false;
     bool literal_road = false;
+    std::string profile;
 };
 
 void print_summary(const BuildReport& r) {
@@ -64,15 +65,20 @@ void print_summary(const BuildReport& r) {
     const std::string budget = r.memory_budget_bytes ? fmt::format(" (budget {} MiB, held at most {} MiB)",
                                                                    r.memory_budget_bytes >> 20, r.peak_held_bytes >> 20)
                                                      : "";
-    fmt::print("built {} materials ({} positions) in {:.1f} s, {:.1f} M positions/s; {} already built; "
+    const std::string processor =
+        r.ranks.empty() ? fmt::format(", processor {:.1f} s", r.processor_seconds) : std::string();
+    fmt::print("built {} materials ({} positions) in {:.1f} s, {:.1f} M positions/s{}; {} already built; "
                "tables {} bytes .wld, {} bytes .dtw; peak memory {} MiB{}\n",
-               built, r.positions_built, r.seconds, rate / 1e6, skipped, wld, dtw, r.peak_memory_bytes >> 20, budget);
+               built, r.positions_built, r.seconds, rate / 1e6, processor, skipped, wld, dtw,
+               r.peak_memory_bytes >> 20, budget);
     if (const auto& rules = r.rules) {
         const double rule_rate = rules->seconds > 0 ? static_cast<double>(rules->positions_built) / rules->seconds : 0;
-        fmt::print("rule tables: built {} ({} positions) in {:.1f} s, {:.1f} M positions/s; {} already built; "
+        const std::string rule_processor =
+            r.ranks.empty() ? fmt::format(", processor {:.1f} s", rules->processor_seconds) : std::string();
+        fmt::print("rule tables: built {} ({} positions) in {:.1f} s, {:.1f} M positions/s{}; {} already built; "
                    "{} refused by the rules; .rul {} bytes\n",
-                   rules->built, rules->positions_built, rules->seconds, rule_rate / 1e6, rules->skipped,
-                   rules->refused.size(), rules->bytes);
+                   rules->built, rules->positions_built, rules->seconds, rule_rate / 1e6, rule_processor,
+                   rules->skipped, rules->refused.size(), rules->bytes);
     }
 }
 
@@ -97,8 +103,11 @@ void run_build(const BuildCommandOptions& c) {
     o.rank_timeout_seconds = c.rank_timeout;
     o.rules = c.rules;
     o.literal_road = c.literal_road;
+    o.profile = c.profile;
     if (c.rules) o.options += c.literal_road ? " --rules --literal-road" : " --rules";
     if (mpi::launched_by_mpi()) {
+        if (!c.profile.empty())
+            throw std::invalid_argument("--profile records a build as one process; run it without mpiexec");
         // Every rank runs this; rank 0 reports.
         if (const std::optional<BuildReport> r = mpi::build_tables(o)) print_summary(*r);
     } else {
@@ -146,6 +155,10 @@ void add_build_command(CLI::App& app) {
     auto* rules = cmd->add_flag("--rules", options->rules,
                                 "also the .rul tables: values under the variant's move-count draw rules "
                                 "(docs/rules.md), after the plain tables");
+    cmd->add_option("--profile", options->profile,
+                    "one process: write where the threads' time went to this JSON file, for bench/thread_model "
+                    "(docs/scaling.md, \"Threads on one node\"); costs a few percent")
+        ->type_name("FILE");
     cmd->add_flag("--literal-road", options->literal_road,
                   "Russian, with --rules: 7.2.7's main road read literally (the lone king on it, whatever else "
                   "stands there) instead of lidraughts' reading (alone on it)")

@@ -3,8 +3,9 @@
 // at d + 1, a win at d counts its predecessors down and one whose count
 // reaches zero loses at the larger of d + 1 and its slowest exit loss; what
 // is never settled is a draw. The same queue serves a pair solved by one
-// thread, by all threads (atomic state, its states in block order:
-// PairSpace::BlockOrder), and a pair split over a team in block order
+// thread (in the table's order, or a big pair in block order:
+// PairSpace::BlockOrder), by all threads (atomic state, in block order),
+// and a pair split over a team in block order
 // (builder/solver/team_level.hpp), whose members tell groups of positions'
 // predecessors with tell_group().
 #pragma once
@@ -17,10 +18,14 @@
 #include <utility>
 #include <vector>
 
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
 #include "builder/solved_values.hpp"
 #include "builder/solver/pair_space.hpp"
 #include "builder/solver/pair_state.hpp"
 #include "builder/solver/set_up.hpp"
+#include "builder/work_profile.hpp"
 #include "probe/value.hpp"
 
 namespace dtb {
@@ -76,15 +81,15 @@ public:
     }
 
     // Tells the predecessors of a group of at most 64 positions settled at
-    // `distance`, with all threads (atomic state): list(j, add) calls
+    // `distance` (with all threads when Shared: atomic state): list(j, add) calls
     // add(state) for those of the group's j-th position (j < n) that are to
     // be told here, code_of(j, state) gives the code of one that the tell
     // settles. The states of the whole group's predecessors are listed and
     // prefetched first, then told; the codes of those settled are
     // prefetched (a cache miss each) before any is written.
-    template <class Push, class List, class CodeOf>
+    template <bool Shared, class Push, class List, class CodeOf>
     static void tell_group(std::size_t n, List&& list, CodeOf&& code_of, std::uint32_t distance,
-                           const PairStates<true>& states, Push& push) {
+                           const PairStates<Shared>& states, Push& push) {
         thread_local std::vector<std::uint32_t> predecessors;
         thread_local std::vector<std::pair<std::uint32_t, std::uint16_t*>> settling;
         std::array<std::uint32_t, 65> first;
@@ -204,15 +209,17 @@ public:
         return finish(store, layout, 0, count, scratch.state.data());
     }
 
-    // Solves a pair with all threads, its states, codes and capture marks
-    // in block order (PairSpace::BlockOrder) while its queue runs, in
-    // `scratch`; initialise_all(order, states, blocks, buckets) sets up its
-    // positions, each one's code and mark at its state in `blocks`. At the
-    // end its codes go to `store` at the layout's places in the table's
-    // order. Returns the largest code of a position without a capture.
-    template <class InitialiseAll>
-    std::uint32_t solve_shared(SolvedValues& store, const Layout& layout, std::uint32_t count, PairScratch& scratch,
-                               InitialiseAll&& initialise_all) const {
+    // Solves a big pair, its states, codes and capture marks in block
+    // order (PairSpace::BlockOrder) while its queue runs, in `scratch`: with
+    // all threads inside when Shared (atomic state, each bucket in parallel
+    // chunks), else on this thread alone (plain bytes), beside other pairs.
+    // initialise_all(order, states, blocks, buckets) sets up its positions,
+    // each one's code and mark at its state in `blocks`. At the end its
+    // codes go to `store` at the layout's places in the table's order.
+    // Returns the largest code of a position without a capture.
+    template <bool Shared, class InitialiseAll>
+    std::uint32_t solve_in_blocks(SolvedValues& store, const Layout& layout, std::uint32_t count, PairScratch& scratch,
+                                  InitialiseAll&& initialise_all) const {
         const BlockOrder order = space_.block_order_of(layout);
         scratch.state.assign(count, 0);
         SolvedValues& blocks = scratch.blocks;
@@ -220,29 +227,39 @@ public:
         blocks.first = 0;
         blocks.codes.resize(count);  // initialise() writes every code
         blocks.capture.assign((count + 63) / 64, 0);
-        const PairStates<true> states{scratch.state.data()};
+        const PairStates<Shared> states{scratch.state.data()};
         initialise_all(order, states, blocks, scratch.buckets);
         for (std::uint32_t d = 0; d < scratch.buckets.size(); ++d) {
-            const std::vector<std::uint32_t> bucket = std::exchange(scratch.buckets[d], {});
-            const std::span<const std::uint32_t> entries(bucket);
-            run_chunks(static_cast<std::uint32_t>(entries.size()), scratch.buckets,
-                       [&](std::uint32_t first, std::uint32_t last, Pushes& pushes) {
-                           propagate_in_blocks(blocks, layout, order, entries.subspan(first, last - first), d, states,
-                                               pushes);
-                       });
+            if constexpr (Shared) {
+                const std::vector<std::uint32_t> bucket = std::exchange(scratch.buckets[d], {});
+                const std::span<const std::uint32_t> entries(bucket);
+                run_chunks(work_profile::Kind::bucket, static_cast<std::uint32_t>(entries.size()), scratch.buckets,
+                           [&](std::uint32_t first, std::uint32_t last, Pushes& pushes) {
+                               propagate_in_blocks(blocks, layout, order, entries.subspan(first, last - first), d,
+                                                   states, pushes);
+                           });
+            } else {
+                // Pushes go to later buckets only: bucket d's storage stays put.
+                auto push = [&](int plies, std::uint32_t at) {
+                    add_to_buckets(scratch.buckets, static_cast<std::uint32_t>(plies), at);
+                };
+                propagate_in_blocks(blocks, layout, order, std::span<const std::uint32_t>(scratch.buckets[d]), d,
+                                    states, push);
+                scratch.buckets[d].clear();
+            }
         }
-        return finish_in_blocks(store, layout, order, blocks, scratch.state.data());
+        return finish_in_blocks(store, layout, order, blocks, scratch.state.data(), Shared);
     }
 
 private:
     using BlockOrder = typename PairSpace<V>::BlockOrder;
 
-    // propagate() for a pair in block order, with all threads (tell_group()),
-    // its codes in block order in `blocks`.
-    template <class Push>
+    // propagate() for a pair in block order (tell_group()), its codes in
+    // block order in `blocks`.
+    template <bool Shared, class Push>
     void propagate_in_blocks(SolvedValues& blocks, const Layout& layout, const BlockOrder& order,
                              std::span<const std::uint32_t> entries, std::uint32_t distance,
-                             const PairStates<true>& states, Push& push) const {
+                             const PairStates<Shared>& states, Push& push) const {
         constexpr std::size_t group = 64;
         for (std::size_t i = 0; i < entries.size(); i += group) {
             const std::size_t n = std::min(group, entries.size() - i);
@@ -260,18 +277,19 @@ private:
         }
     }
 
-    // finish() for a pair in block order, with all threads: its codes
-    // (draws where never settled) and capture marks moved from `blocks` to
-    // the layout's places in `store`, in tiles (PairSpace::for_each_in_tile()).
+    // finish() for a pair in block order, with all threads if `parallel`:
+    // its codes (draws where never settled) and capture marks moved from
+    // `blocks` to the layout's places in `store`, in tiles
+    // (PairSpace::for_each_in_tile()).
     std::uint32_t finish_in_blocks(SolvedValues& store, const Layout& layout, const BlockOrder& order,
-                                   const SolvedValues& blocks, const std::uint8_t* state) const {
+                                   const SolvedValues& blocks, const std::uint8_t* state, bool parallel) const {
         std::vector<typename PairSpace<V>::Tile> tiles;
         for (int h = 0; h < (layout.alone ? 1 : 2); ++h) {
             const std::uint64_t blocks = combination::binomial(draughts::popcount(layout.free[h]), order.black_kings[h]);
             space_.add_tiles(layout, order, h, 0, blocks, tiles);
         }
         std::atomic<std::uint32_t> max_code{0};
-        tbb::parallel_for(std::size_t{0}, tiles.size(), [&](std::size_t i) {
+        const auto tile = [&](std::size_t i) {
             const typename PairSpace<V>::Tile& t = tiles[i];
             std::uint32_t most = 0;
             CaptureMarks marks(store);
@@ -288,6 +306,17 @@ private:
             std::uint32_t seen = max_code.load(std::memory_order_relaxed);
             while (most > seen && !max_code.compare_exchange_weak(seen, most, std::memory_order_relaxed)) {
             }
+        };
+        if (!parallel) {
+            for (std::size_t i = 0; i < tiles.size(); ++i) tile(i);
+            return max_code.load();
+        }
+        work_profile::Step step(work_profile::Kind::finish, tiles.size());
+        tbb::this_task_arena::isolate([&] {
+            tbb::parallel_for(std::size_t{0}, tiles.size(), [&](std::size_t i) {
+                const auto piece = step.piece();
+                tile(i);
+            });
         });
         return max_code.load();
     }

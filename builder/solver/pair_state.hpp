@@ -4,15 +4,19 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <mutex>
 #include <utility>
 #include <vector>
 
 #include <tbb/blocked_range.h>
+#include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 #include "builder/solved_values.hpp"
+#include "builder/work_profile.hpp"
 
 namespace dtb {
 
@@ -83,16 +87,31 @@ inline void add_to_buckets(Buckets& buckets, std::uint32_t distance, std::uint32
     buckets[distance].push_back(at);
 }
 
+// The threads the solvers' tasks run on: every core, or fewer where a
+// tbb::global_control limits them (dtb build --threads).
+inline std::size_t solver_threads() {
+    return tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism);
+}
+
 // body(first, last, pushes) over chunks of [0, n) in parallel; the pushes
-// go into `buckets`.
+// go into `buckets`. A step of kind `kind` of the work profile, in units of
+// a chunk's least size. Isolated: while the calling thread waits for the
+// last chunk it runs none but this step's, where a task of another
+// material taken meanwhile would hold up every step after this one.
 template <class Body>
-void run_chunks(std::uint32_t n, Buckets& buckets, Body&& body) {
+void run_chunks(work_profile::Kind kind, std::uint32_t n, Buckets& buckets, Body&& body) {
+    constexpr std::uint32_t grain = 1024;
     std::mutex merge;
-    tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, n, 1024), [&](const tbb::blocked_range<std::uint32_t>& r) {
-        Pushes pushes;
-        body(r.begin(), r.end(), pushes);
-        const std::lock_guard lock(merge);
-        for (const auto& [d, at] : pushes.list) add_to_buckets(buckets, d, at);
+    work_profile::Step step(kind, (n + grain - 1) / grain);
+    tbb::this_task_arena::isolate([&] {
+        tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, n, grain),
+                          [&](const tbb::blocked_range<std::uint32_t>& r) {
+                              const auto piece = step.piece((r.size() + grain - 1) / grain);
+                              Pushes pushes;
+                              body(r.begin(), r.end(), pushes);
+                              const std::lock_guard lock(merge);
+                              for (const auto& [d, at] : pushes.list) add_to_buckets(buckets, d, at);
+                          });
     });
 }
 

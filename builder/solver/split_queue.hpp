@@ -138,7 +138,7 @@ void run_split_queue(const TeamContext<V>& member, SolvedValues& work, const Lev
     const auto apply = [&](const Mailbox<std::uint64_t>& from, std::uint64_t d) {
         for (int j = 0; j < members; ++j) {
             const std::span<const std::uint64_t> in = from.from(j);
-            run_chunks(static_cast<std::uint32_t>(in.size()), buckets,
+            run_chunks(work_profile::Kind::bucket, static_cast<std::uint32_t>(in.size()), buckets,
                        [&](std::uint32_t f, std::uint32_t l, Pushes& pushes) {
                            std::array<Told, group> told;
                            for (std::uint32_t x = f; x < l; x += group) {
@@ -169,7 +169,7 @@ void run_split_queue(const TeamContext<V>& member, SolvedValues& work, const Lev
             const std::size_t from = std::min<std::size_t>(bucket.size(), b * batch);
             const std::span<const std::uint32_t> entries = std::span<const std::uint32_t>(bucket).subspan(
                 from, std::min<std::size_t>(batch, bucket.size() - from));
-            run_chunks(static_cast<std::uint32_t>(entries.size()), buckets,
+            run_chunks(work_profile::Kind::bucket, static_cast<std::uint32_t>(entries.size()), buckets,
                        [&](std::uint32_t f, std::uint32_t l, Pushes& pushes) {
                            auto& outbox = outboxes.local();
                            std::array<Told, group> here, spread;

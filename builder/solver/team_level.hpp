@@ -152,7 +152,7 @@ public:
                                           return l.state(local);
                                       });
                 };
-                max_code_.note(queue_.solve_shared(store, layout, portions[p].count(), scratch, set_up));
+                max_code_.note(queue_.template solve_in_blocks<true>(store, layout, portions[p].count(), scratch, set_up));
                 report(portions[p].count());
             }
         };

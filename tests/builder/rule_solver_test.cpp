@@ -167,18 +167,22 @@ TEST(RuleSolver, EightByEight) {
 }
 
 // Big block pairs are solved with every thread inside (atomic states and
-// codes, each bucket in parallel chunks, wins and losses in one bucket):
-// forced on every pair here (threshold 0), the codes must be those of the
-// pairs solved one a thread, which the tests above check against the brute
-// force. Four threads, more than the cores, to mix the chunks.
+// codes, each bucket in parallel chunks, wins and losses in one bucket)
+// where a level has fewer than the threads: forced on every pair here, the
+// codes must be those of every pair solved one a thread, the way the tests
+// above check small pairs against the brute force. Four threads, more than
+// the cores, to mix the chunks.
+const SolverOptions every_pair_shared{0, ~std::uint64_t{0}};
+const SolverOptions every_pair_alone{0, 1};
+
 template <class V>
 std::uint64_t same_with_shared_pairs(std::initializer_list<const char*> names, bool literal_road = false) {
     const tbb::global_control threads(tbb::global_control::max_allowed_parallelism, 4);
     RuleSuccessors<V> alone, shared;
     std::uint64_t compared = 0;
     for (const Material& c : build_order(parse_all(names))) {
-        auto a = std::make_shared<const RuleValues>(RuleSolver<V>(c, alone, literal_road).solve());
-        auto b = std::make_shared<const RuleValues>(RuleSolver<V>(c, shared, literal_road, 0).solve());
+        auto a = std::make_shared<const RuleValues>(RuleSolver<V>(c, alone, literal_road, every_pair_alone).solve());
+        auto b = std::make_shared<const RuleValues>(RuleSolver<V>(c, shared, literal_road, every_pair_shared).solve());
         EXPECT_EQ(a->codes, b->codes) << c.name();
         EXPECT_EQ(a->after_road, b->after_road) << c.name();
         compared += a->codes.size() + a->after_road.size();

@@ -4,6 +4,7 @@
 // either side to move, read back from the written tables through the probe
 // library, must have the brute-force value and distance.
 #include <gtest/gtest.h>
+#include <tbb/global_control.h>
 
 #include "builder/build.hpp"
 #include "draughts/notation.hpp"
@@ -16,9 +17,10 @@ namespace {
 
 // Builds every material of up to `pieces` pieces with `memory` bytes for
 // solved tables (0: the default; small: dependencies read from the files)
-// and compares every position with the brute-force solver.
+// and the solver's options, and compares every position with the
+// brute-force solver.
 template <class V>
-void check_build(int pieces, std::uint64_t memory = 0) {
+void check_build(int pieces, std::uint64_t memory = 0, const SolverOptions& solver = {}) {
     constexpr int N = V::board_size;
     const std::vector<Material> targets = materials_up_to(pieces);
     const test::BruteForce<V> truth(targets);
@@ -28,6 +30,7 @@ void check_build(int pieces, std::uint64_t memory = 0) {
     o.targets = targets;
     o.dir = dir.path();
     o.memory_bytes = memory;
+    o.solver = solver;
     o.block_shift = 10;
     o.wld_compression_level = 3;
     o.output = BuildOptions::Output::quiet;
@@ -67,6 +70,21 @@ TEST(Solver, International6UpTo5) { check_build<draughts::International6>(5); }
 TEST(Solver, American6UpTo5) { check_build<draughts::American6>(5); }
 // Dependencies read back from their files (the probe cache), not kept in memory.
 TEST(Solver, DependenciesFromDisk) { check_build<draughts::Brazilian>(3, 1); }
+// Every pair of 16 positions or more solved as a big one (block order), on
+// one thread beside the others (plain states), or with every thread inside
+// (atomic states, buckets in parallel chunks): the pairs of these boards are
+// too small to be big otherwise. Three threads, more than the cores, to mix
+// the pairs and the chunks.
+TEST(Solver, BigPairsOneAThread) {
+    const tbb::global_control threads(tbb::global_control::max_allowed_parallelism, 3);
+    check_build<draughts::International6>(4, 0, SolverOptions{16, 1});
+    check_build<draughts::American>(3, 0, SolverOptions{16, 1});
+}
+TEST(Solver, BigPairsWithEveryThread) {
+    const tbb::global_control threads(tbb::global_control::max_allowed_parallelism, 3);
+    check_build<draughts::International6>(4, 0, SolverOptions{16, ~std::uint64_t{0}});
+    check_build<draughts::American>(3, 0, SolverOptions{16, ~std::uint64_t{0}});
+}
 
 // Published endgame theory, Russian draughts: three kings against a lone king
 // that is not on the main road (the long diagonal a1-h8, squares 29, 25, 22,
