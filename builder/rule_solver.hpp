@@ -179,7 +179,7 @@ private:
         tbb::enumerable_thread_specific<PairScratch> scratches;
         for (const auto& level : levels.levels()) {
             work_profile::Scope::set_level(static_cast<int>(&level - levels.levels().data()));
-            const auto pairs = space_.pairs_of(levels, level.potential);
+            const auto pairs = space_.pairs_of(levels, level);
             // Big pairs in whole rounds of a pair a thread, the rest one at a time with every thread inside.
             std::size_t alone = pairs.size();
             if (2 * space_.side(0).king_placements() >= options_.big_pair_positions) {

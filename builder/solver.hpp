@@ -138,7 +138,7 @@ public:
             if (team_)
                 member_->solve_level(levels, levels.levels()[l], l == 0);
             else
-                solve_level(levels, levels.levels()[l].potential);
+                solve_level(levels, levels.levels()[l]);
         }
         if (team_) {
             tables_->home().max_code = static_cast<std::uint32_t>(team_->all_max(max_code_.value()));
@@ -200,9 +200,9 @@ private:
     // big ones so in whole rounds of a pair a thread (SolverOptions), those
     // left over one at a time with all threads inside (a material of kings
     // only has one pair).
-    void solve_level(const PotentialLevels<N>& levels, int potential) {
+    void solve_level(const PotentialLevels<N>& levels, const typename PotentialLevels<N>::Level& level) {
         const PairQueue<V> queue(space_);
-        const std::vector<Pair> pairs = space_.pairs_of(levels, potential);
+        const std::vector<Pair> pairs = space_.pairs_of(levels, level);
         if (2 * space_.side(0).king_placements() >= options_.big_pair_positions) {
             const std::size_t lanes = std::min<std::size_t>(pairs.size(), pairs_at_once_);
             if (scratches_.size() < lanes) scratches_.resize(lanes);

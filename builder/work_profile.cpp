@@ -38,7 +38,7 @@ std::int64_t ns(Clock::duration d) { return std::chrono::duration_cast<std::chro
 }  // namespace
 
 const char* name(Kind kind) noexcept {
-    static constexpr const char* names[kinds] = {"pairs",      "set_up",      "bucket",     "finish",
+    static constexpr const char* names[kinds] = {"list_pairs", "pairs",       "set_up",     "bucket",     "finish",
                                                  "big_pairs",  "count",       "compress",   "pack",
                                                  "read_back",  "rule_pairs",  "rule_set_up", "rule_bucket"};
     return names[static_cast<int>(kind)];

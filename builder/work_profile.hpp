@@ -24,6 +24,7 @@
 namespace dtb::work_profile {
 
 enum class Kind : std::uint8_t {
+    list_pairs,   // a level's pairs listed (a unit a slice of 4,096 men configurations)
     pairs,        // the small pairs of a level, a unit a pair, one thread each
     set_up,       // a big pair's positions set up (units of 1024)
     bucket,       // one distance of a big pair's bucket queue (units of 1024 entries)
@@ -37,7 +38,7 @@ enum class Kind : std::uint8_t {
     rule_set_up,  // a big pair of the rule solver set up
     rule_bucket,  // one distance of the rule solver's big pair
 };
-inline constexpr int kinds = 12;
+inline constexpr int kinds = 13;
 const char* name(Kind kind) noexcept;
 
 using Clock = std::chrono::steady_clock;

@@ -33,6 +33,7 @@ struct BuildCommandOptions {
     bool rules = false;
     bool literal_road = false;
     std::string profile;
+    std::uint64_t profile_threads = 0;
 };
 
 void print_summary(const BuildReport& r) {
@@ -104,6 +105,7 @@ void run_build(const BuildCommandOptions& c) {
     o.rules = c.rules;
     o.literal_road = c.literal_road;
     o.profile = c.profile;
+    o.solver.big_pairs_alone_from = c.profile_threads;
     if (c.rules) o.options += c.literal_road ? " --rules --literal-road" : " --rules";
     if (mpi::launched_by_mpi()) {
         if (!c.profile.empty())
@@ -155,10 +157,15 @@ void add_build_command(CLI::App& app) {
     auto* rules = cmd->add_flag("--rules", options->rules,
                                 "also the .rul tables: values under the variant's move-count draw rules "
                                 "(docs/rules.md), after the plain tables");
-    cmd->add_option("--profile", options->profile,
-                    "one process: write where the threads' time went to this JSON file, for bench/thread_model "
-                    "(docs/scaling.md, \"Threads on one node\"); costs a few percent")
-        ->type_name("FILE");
+    auto* profile = cmd->add_option("--profile", options->profile,
+                                    "one process: write where the threads' time went to this JSON file, for "
+                                    "bench/thread_model (docs/scaling.md, \"Threads on one node\"); costs about 1%")
+                        ->type_name("FILE");
+    cmd->add_option("--profile-threads", options->profile_threads,
+                    "with --profile: cut each level's work as a build on N threads would (big block pairs one a "
+                    "thread in whole rounds of N), so that bench/thread_model predicts N threads from this run")
+        ->check(CLI::Range(1, 4096))
+        ->needs(profile);
     cmd->add_flag("--literal-road", options->literal_road,
                   "Russian, with --rules: 7.2.7's main road read literally (the lone king on it, whatever else "
                   "stands there) instead of lidraughts' reading (alone on it)")

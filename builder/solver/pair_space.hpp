@@ -14,6 +14,9 @@
 #include <string>
 #include <vector>
 
+#include <tbb/parallel_for.h>
+
+#include "builder/work_profile.hpp"
 #include "draughts/movegen.hpp"
 #include "probe/divisor.hpp"
 #include "probe/index.hpp"
@@ -61,6 +64,28 @@ public:
             if (symmetric_ && other < own) return;  // the pair of `other` holds it
             pairs.push_back({{own, other}, symmetric_ && other == own});
         });
+        return pairs;
+    }
+
+    // Every pair of `level` (pairs_of(levels, level.potential)), listed with
+    // all threads in slices of its men configurations: a level of a material
+    // of men alone has a pair for every two positions, and listing them on
+    // one thread held up the level's solving.
+    std::vector<Pair> pairs_of(const PotentialLevels<N>& levels, const typename PotentialLevels<N>::Level& level) const {
+        constexpr std::uint64_t slice = std::uint64_t{1} << 12;
+        const std::uint64_t slices = (level.men_configurations + slice - 1) / slice;
+        if (slices <= 1) return pairs_of(levels, level.potential);
+        std::vector<std::vector<Pair>> parts(slices);
+        work_profile::Step step(work_profile::Kind::list_pairs, slices);
+        tbb::parallel_for(std::uint64_t{0}, slices, [&](std::uint64_t s) {
+            const auto piece = step.piece();
+            parts[s] = pairs_of(levels, level.potential, s * slice, slice);
+        });
+        std::size_t total = 0;
+        for (const auto& part : parts) total += part.size();
+        std::vector<Pair> pairs;
+        pairs.reserve(total);
+        for (const auto& part : parts) pairs.insert(pairs.end(), part.begin(), part.end());
         return pairs;
     }
 
