@@ -1,0 +1,88 @@
+# dtb build --profile and bench/thread_model (docs/scaling.md, "Threads on
+# one node"): the profile lists every material the build solved, plain and
+# rule tables, each with steps of known kinds that wait only for materials
+# it lists; the model reads it; bad options are refused before any work.
+cmake_minimum_required(VERSION 3.19)  # string(JSON), IN_LIST
+include(${CMAKE_CURRENT_LIST_DIR}/run.cmake)
+set(work ${WORK}/profile-cli)
+file(REMOVE_RECURSE ${work})
+file(MAKE_DIRECTORY ${work})
+
+run(0 build --variant brazilian --pieces 3 --dir ${work}/tables --threads 2 --rules --profile ${work}/profile.json
+    --profile-threads 16)
+expect_in("${out}" ", processor ")
+file(READ ${work}/profile.json profile)
+file(READ ${work}/tables/brazilian/manifest.json manifest)
+
+# The materials of the manifest, each once as a plain and once as a rule table.
+string(JSON built LENGTH "${manifest}" tables)
+math(EXPR last "${built} - 1")
+set(expected "")
+foreach(i RANGE ${last})
+  string(JSON name GET "${manifest}" tables ${i} material)
+  list(APPEND expected ${name} ${name}.rul)
+endforeach()
+string(JSON recorded LENGTH "${profile}" materials)
+math(EXPR last "${recorded} - 1")
+set(names "")
+foreach(i RANGE ${last})
+  string(JSON name GET "${profile}" materials ${i} material)
+  list(APPEND names ${name})
+endforeach()
+list(SORT expected)
+list(SORT names)
+if(NOT names STREQUAL expected)
+  message(FATAL_ERROR "the profile lists ${names}, the build made ${expected}")
+endif()
+
+set(kinds list_pairs pairs set_up bucket finish big_pairs count compress pack read_back rule_pairs rule_set_up
+          rule_bucket)
+foreach(i RANGE ${last})
+  string(JSON name GET "${profile}" materials ${i} material)
+  string(JSON waits LENGTH "${profile}" materials ${i} waits_for)
+  if(waits GREATER 0)
+    math(EXPR w_last "${waits} - 1")
+    foreach(w RANGE ${w_last})
+      string(JSON waited GET "${profile}" materials ${i} waits_for ${w})
+      if(NOT waited IN_LIST names)
+        message(FATAL_ERROR "${name} waits for ${waited}, which the profile does not list")
+      endif()
+    endforeach()
+  endif()
+  string(JSON steps LENGTH "${profile}" materials ${i} steps)
+  if(steps EQUAL 0)
+    message(FATAL_ERROR "${name} recorded no step")
+  endif()
+  math(EXPR s_last "${steps} - 1")
+  foreach(s RANGE ${s_last})
+    string(JSON kind GET "${profile}" materials ${i} steps ${s} 0)
+    string(JSON units GET "${profile}" materials ${i} steps ${s} 2)
+    if(NOT kind IN_LIST kinds OR units LESS 1)
+      message(FATAL_ERROR "${name}: a step of kind '${kind}' and ${units} units")
+    endif()
+  endforeach()
+endforeach()
+
+if(MODEL)
+  execute_process(COMMAND ${MODEL} ${work}/profile.json --threads 1,16 RESULT_VARIABLE status OUTPUT_VARIABLE out
+                  ERROR_VARIABLE err)
+  if(NOT status EQUAL 0)
+    message(FATAL_ERROR "thread_model failed (${status}): ${err}")
+  endif()
+  expect_in("${out}" "the whole build: work")
+  expect_in("${out}" "rule_pairs")
+  execute_process(COMMAND ${MODEL} ${work}/tables/brazilian/manifest.json RESULT_VARIABLE status
+                  OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(status EQUAL 0 OR err STREQUAL "")
+    message(FATAL_ERROR "thread_model took a manifest for a profile: ${out}")
+  endif()
+endif()
+
+# Refused before any work: --profile-threads alone, a profile that cannot be written.
+run(1 build --variant brazilian --pieces 3 --dir ${work}/refused --profile-threads 16)
+expect_in("${err}" "--profile")
+run(1 build --variant brazilian --pieces 3 --dir ${work}/refused --profile ${work}/no/such/folder/p.json)
+expect_in("${err}" "cannot write the profile")
+if(EXISTS ${work}/refused/brazilian/manifest.json)
+  message(FATAL_ERROR "a refused build wrote tables")
+endif()
