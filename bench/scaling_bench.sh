@@ -9,7 +9,7 @@
 #     bench/scaling_bench.sh VARIANT PIECES [extra dtb build options...]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-dtb=${DTB:-$here/build/builder/dtb}
+dtb=${DTB:-$here/build/dtb}
 variant=$1 pieces=$2
 shift 2
 cores=$(nproc)

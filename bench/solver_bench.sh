@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The solver end to end (docs/results.md, "Solver speed"): `dtb build` of
+# The solver end to end (docs/history.md, "Solver speed"): `dtb build` of
 # whole sets from nothing (solve, compress, write), with the default options
 # unless given, and for each the seconds, million positions a second (both
 # sides to move), peak resident memory and bytes written, on the machine it
@@ -14,7 +14,7 @@
 # Default sets: american:6 brazilian:6. Each build takes minutes.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-dtb=${DTB:-$here/build/builder/dtb}
+dtb=${DTB:-$here/build/dtb}
 sets=()
 while [[ $# -gt 0 && $1 != -- ]]; do sets+=("$1"); shift; done
 [[ $# -gt 0 ]] && shift

@@ -21,7 +21,7 @@
 # ranks the seconds mean little, the processor seconds still do.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-dtb=${DTB:-$here/build/builder/dtb}
+dtb=${DTB:-$here/build/dtb}
 variant=$1 material=$2
 shift 2
 [[ $# -gt 0 ]] && ranks=("$@") || ranks=(2 3)

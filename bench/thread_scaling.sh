@@ -12,11 +12,11 @@
 #     DTB=.device/dtb bench/thread_scaling.sh --threads "4 16" --rules american 6 -- --memory 64
 #
 # --profile DIR also writes DIR/profile-T.json for each count T (dtb build
-# --profile; bench/thread_model reads them). Needs bash and awk only, so it
+# --profile; bench/studies/thread_model reads them). Needs bash and awk only, so it
 # runs beside a copied dtb (DTB=path; its libraries by LD_LIBRARY_PATH).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-dtb=${DTB:-$here/build/builder/dtb}
+dtb=${DTB:-$here/build/dtb}
 counts="" rules=() profile_dir=""
 while [[ $# -gt 0 ]]; do
   case $1 in

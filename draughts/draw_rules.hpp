@@ -2,7 +2,7 @@
 // (docs/rules.md, "Move-count draw rules"). A count runs in plies; when one
 // reaches its limit the game is drawn, unless the side to move has no legal
 // move (then it has lost: the winning move came first). Tables of values
-// under these rules are a separate value from DTW (DESIGN.md §4).
+// under these rules are a separate value from DTW (docs/design.md, "Values").
 //
 // The counts:
 //   - kings only: plies since the last man move or capture, any material;

@@ -1,4 +1,4 @@
-// Legal move generation for every variant (DESIGN.md §2), templated on the
+// Legal move generation for every variant (docs/design.md, "The game layer"), templated on the
 // variant so that the rules are constants in the hot code.
 //
 //   generate_moves(p, list)  every legal move, duplicates removed

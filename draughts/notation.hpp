@@ -1,4 +1,4 @@
-// Notation (DESIGN.md §3): PDN FEN positions (`W:W31,32,K45:B1,2,K3`) and
+// Notation (docs/design.md, "Notation"): PDN FEN positions (`W:W31,32,K45:B1,2,K3`) and
 // move text (`32-28`, `28x19`, `28x19x10` when the path must be told).
 // Every malformed input throws NotationError with a message naming the problem.
 #pragma once

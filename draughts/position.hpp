@@ -26,7 +26,7 @@ struct Position {
 
     // The position seen from the other side: the board turned by 180 degrees
     // and the colours swapped, the other side to move. Values are unchanged
-    // by it (DESIGN.md §5); flipping twice gives the position back.
+    // by it (docs/design.md, "Materials, index, symmetry"); flipping twice gives the position back.
     constexpr Position flipped() const noexcept {
         return Position{geometry::rotate(black), geometry::rotate(white), geometry::rotate(kings),
                         opposite(side_to_move)};

@@ -1,4 +1,4 @@
-// The rules of each variant as compile-time data (DESIGN.md §2). Hot code is
+// The rules of each variant as compile-time data (docs/design.md, "The game layer"). Hot code is
 // templated on a Variant; with_variant() turns a name into a type once, at the
 // top of a program.
 #pragma once

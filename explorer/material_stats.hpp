@@ -94,7 +94,7 @@ MaterialStats<V::board_size> material_stats(const Prober<V>& prober, const Mater
     using Position = draughts::Position<V::board_size>;
     const Index<V::board_size> own(m), mirror(m.mirrored());
     // White to move: M's placements. Black to move: the mirror's placements
-    // with White to move, turned round (DESIGN.md §5).
+    // with White to move, turned round (docs/design.md, "Materials, index, symmetry").
     const auto same = [](const Position& p) { return p; };
     const auto turned = [](const Position& p) { return p.flipped(); };
     MaterialStats<V::board_size> s{m, own.size(), count_side(prober, own, same), count_side(prober, mirror, turned),

@@ -1,5 +1,5 @@
 // A cache of decompressed table blocks shared by every thread that probes
-// (DESIGN.md §8; docs/probing.md says why it has this shape).
+// (docs/probing.md says why it has this shape).
 //
 // Two levels. Each thread keeps its few most recent blocks (shared pointers)
 // and reads them with no lock and no atomic operation. Behind that, a shared

@@ -1,4 +1,4 @@
-// The index of a material (DESIGN.md §5): a bijection between the legal
+// The index of a material (docs/design.md, "Materials, index, symmetry"): a bijection between the legal
 // placements of its pieces on an N x N board and 0..size()-1, without gaps.
 //
 //   index = men_configuration * king_placements() + king placement
@@ -268,7 +268,7 @@ bool legal_placement(const draughts::Position<N>& p) noexcept {
 }
 
 // Where a position lives: a material with White to move and an index in it.
-// A position with Black to move is turned round (DESIGN.md §5): it becomes
+// A position with Black to move is turned round (docs/design.md, "Materials, index, symmetry"): it becomes
 // the flipped position, White to move, in the mirrored material. The tables
 // of a canonical material M hold both halves: M itself (White to move in M)
 // and M.mirrored() (Black to move in M).

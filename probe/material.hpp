@@ -1,4 +1,4 @@
-// Materials (DESIGN.md §5): how many men and kings each side has. Named like
+// Materials (docs/design.md, "Materials, index, symmetry"): how many men and kings each side has. Named like
 // tablebase files, White's pieces, 'v', Black's pieces, kings first: KKKvK, KMMvKM.
 #pragma once
 

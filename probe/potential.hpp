@@ -1,4 +1,4 @@
-// Potential levels (DESIGN.md §6). A man's advancement is the number of rows
+// Potential levels (docs/design.md, "Solver"). A man's advancement is the number of rows
 // it has moved from its own back row; the potential of a men configuration is
 // the sum over all men of both colours. Every move of a man that is not a
 // capture adds exactly one, king moves add nothing, so the solver takes the

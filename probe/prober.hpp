@@ -1,4 +1,4 @@
-// Probing a variant's tables (DESIGN.md §8), templated on the variant for
+// Probing a variant's tables (docs/probing.md), templated on the variant for
 // engines and tools that use draughts/ positions directly; dtb.hpp and dtb.h
 // wrap it for everyone else.
 //

@@ -1,4 +1,4 @@
-// The tables of one variant in a directory (DIR/VARIANT, DESIGN.md §7): which
+// The tables of one variant in a directory (DIR/VARIANT, docs/design.md, "Table files and the build's directory"): which
 // materials are there, each file opened on first use (an atomic pointer per
 // file and one mutex, so that probes never lock once a file is open), and the
 // stored value of a position read through the shared block cache.

@@ -1,4 +1,4 @@
-// The value of a position for the side to move (DESIGN.md §4): win, draw or
+// The value of a position for the side to move (docs/design.md, "Values"): win, draw or
 // loss, and the distance to the end in plies (DTW). How values combine over
 // moves, and how the table files encode them (docs/format.md, "Values").
 #pragma once
@@ -42,7 +42,7 @@ constexpr bool preferred(Value a, Value b) noexcept {
     return false;
 }
 
-// "win 11", "loss 8" or "draw": how dtb prints a value (DESIGN.md §10).
+// "win 11", "loss 8" or "draw": how dtb prints a value (docs/design.md, "Command line").
 inline std::string to_string(Value v) {
     if (v.wdl == Wdl::draw) return "draw";
     return (v.wdl == Wdl::win ? "win " : "loss ") + std::to_string(v.plies);

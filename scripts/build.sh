@@ -2,6 +2,8 @@
 # Configures and builds dtb (Release) into build/ or the folder given.
 #
 #     scripts/build.sh [DIR]          everything: dtb, libraries, tests, benchmarks
+#     scripts/build.sh --dtb [DIR]    dtb alone, with the libraries it links (what the
+#                                     demo runs: about a third of the compile)
 #     scripts/build.sh --pgo [DIR]    dtb trained on the solver (GCC's profile-guided
 #                                     optimisation), into build-pgo/ by default: for
 #                                     long builds, about a tenth faster (docs/results.md);
@@ -12,8 +14,12 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 pgo=0
+targets=()
 if [[ ${1:-} == --pgo ]]; then
   pgo=1
+  shift
+elif [[ ${1:-} == --dtb ]]; then
+  targets=(--target dtb)
   shift
 fi
 build=${1:-$here/build}
@@ -25,20 +31,20 @@ if [[ ! -f "$build/CMakeCache.txt" ]]; then
 fi
 
 if [[ $pgo == 0 ]]; then
-  cmake --build "$build" --parallel "$(nproc)"
+  cmake --build "$build" --parallel "$(nproc)" "${targets[@]}"
   exit 0
 fi
 
 # The profile is kept with a fingerprint of the sources it was trained on,
 # and trained again when they change.
 profile=$build/pgo-profile
-sources=$(cd "$here" && find CMakeLists.txt draughts probe builder explorer -type f | sort | xargs cat | sha1sum | cut -d' ' -f1)
+sources=$(cd "$here" && find CMakeLists.txt draughts probe builder explorer cli -type f | sort | xargs cat | sha1sum | cut -d' ' -f1)
 if [[ $(cat "$profile/sources" 2>/dev/null) != "$sources" ]]; then
   echo "build.sh: training the profile-guided build in $build (an instrumented dtb builds small sets of every variant)" >&2
   rm -rf "$profile"
   cmake "$build" -DDTB_PGO=generate -DDTB_PGO_DIR="$profile" -DDTB_BUILD_TESTS=OFF -DDTB_BUILD_BENCH=OFF >/dev/null
   cmake --build "$build" --parallel "$(nproc)" --target dtb
-  "$here/scripts/pgo_train.sh" "$build/builder/dtb"
+  "$here/scripts/pgo_train.sh" "$build/dtb"
   echo "$sources" >"$profile/sources"
 fi
 cmake "$build" -DDTB_PGO=use -DDTB_PGO_DIR="$profile" -DDTB_BUILD_TESTS=OFF -DDTB_BUILD_BENCH=OFF >/dev/null

@@ -10,8 +10,12 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 "$here/scripts/setup.sh"
-"$here/scripts/build.sh" >/dev/null
-dtb="$here/build/builder/dtb"
+# dtb alone (the tests and benchmarks are scripts/test.sh's), its compile
+# shown file by file: a few minutes on 2 cores.
+echo "== compiling dtb into build/ (the first time: a few minutes)"
+"$here/scripts/build.sh" --dtb
+echo "== the Canadian tables of up to 4 pieces, into ${DTB_TABLES:-$here/tables}"
+dtb="$here/build/dtb"
 tables=${DTB_TABLES:-$here/tables}
 
 "$dtb" build --variant canadian --pieces 4 --dir "$tables" --rules

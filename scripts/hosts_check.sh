@@ -26,7 +26,7 @@
 # namespaces, 1 otherwise.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-hosts=3 keep= dtb=$here/build/builder/dtb
+hosts=3 keep= dtb=$here/build/dtb
 usage() { echo "usage: $0 [--hosts N] [--keep DIR] [--dtb PATH]" >&2; exit 2; }
 while (( $# )); do
   case $1 in

@@ -23,7 +23,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 requeue=
 if [[ ${1:-} == --requeue ]]; then requeue=yes; shift; fi
 build=${1:-$here/build}
-dtb=$build/builder/dtb
+dtb=$build/dtb
 [[ -x $dtb ]] || { echo "slurm_check: $dtb not found: run scripts/build.sh first" >&2; exit 1; }
 [[ $(id -u) -eq 0 ]] || { echo "slurm_check: run as root (it installs Slurm and starts its daemons)" >&2; exit 1; }
 

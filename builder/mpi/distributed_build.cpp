@@ -21,16 +21,16 @@
 #include <tbb/task_arena.h>
 #include <sched.h>
 
-#include "builder/build_plan.hpp"
-#include "builder/material_job.hpp"
+#include "builder/driver/build_plan.hpp"
+#include "builder/driver/material_job.hpp"
 #include "builder/mpi/heartbeats.hpp"
 #include "builder/mpi/mpi_team.hpp"
 #include "builder/mpi/table_exchange.hpp"
-#include "builder/progress.hpp"
-#include "builder/rule_build.hpp"
-#include "builder/scheduler.hpp"
-#include "builder/table_loader.hpp"
-#include "builder/values_cache.hpp"
+#include "builder/driver/progress.hpp"
+#include "builder/driver/rule_build.hpp"
+#include "builder/driver/scheduler.hpp"
+#include "builder/values/table_loader.hpp"
+#include "builder/values/values_cache.hpp"
 #include "draughts/variant.hpp"
 
 namespace dtb::mpi {

@@ -13,7 +13,7 @@
 
 #include <optional>
 
-#include "builder/build.hpp"
+#include "builder/driver/build_options.hpp"
 
 namespace dtb::mpi {
 

@@ -1,4 +1,4 @@
-// A team (builder/team.hpp) of MPI ranks: the ranks that solve one material
+// A team (builder/team/team.hpp) of MPI ranks: the ranks that solve one material
 // together, on a communicator of their own. Every operation is non-blocking
 // underneath and waited on politely (a short spin, then sleeps growing to a
 // millisecond), so that a rank waiting for its team leaves the processor to
@@ -16,7 +16,7 @@
 
 #include <mpi.h>
 
-#include "builder/team.hpp"
+#include "builder/team/team.hpp"
 
 namespace dtb::mpi {
 

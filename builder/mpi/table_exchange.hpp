@@ -25,10 +25,10 @@
 
 #include <mpi.h>
 
-#include "builder/packed_codes.hpp"
-#include "builder/packed_parts.hpp"
-#include "builder/solved_values.hpp"
-#include "builder/values_cache.hpp"
+#include "builder/values/packed_codes.hpp"
+#include "builder/values/packed_parts.hpp"
+#include "builder/values/solved_values.hpp"
+#include "builder/values/values_cache.hpp"
 
 namespace dtb::mpi {
 

@@ -13,7 +13,8 @@
 #include <vector>
 
 #include "builder/solver/pair_space.hpp"
-#include "builder/team.hpp"
+#include "builder/team/team_options.hpp"
+#include "builder/team/ranges.hpp"
 #include "probe/potential.hpp"
 
 namespace dtb {

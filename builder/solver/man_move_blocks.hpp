@@ -12,12 +12,13 @@
 
 #include <tbb/parallel_for.h>
 
-#include "builder/solved_values.hpp"
+#include "builder/values/solved_values.hpp"
 #include "builder/solver/level_share.hpp"
 #include "builder/solver/pair_space.hpp"
 #include "builder/solver/team_context.hpp"
-#include "builder/team.hpp"
-#include "builder/word_coding.hpp"
+#include "builder/team/mailbox.hpp"
+#include "builder/team/ranges.hpp"
+#include "builder/team/word_coding.hpp"
 
 namespace dtb {
 

@@ -21,11 +21,11 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
-#include "builder/solved_values.hpp"
+#include "builder/values/solved_values.hpp"
 #include "builder/solver/pair_space.hpp"
 #include "builder/solver/pair_state.hpp"
 #include "builder/solver/set_up.hpp"
-#include "builder/work_profile.hpp"
+#include "builder/system/work_profile.hpp"
 #include "probe/value.hpp"
 
 namespace dtb {

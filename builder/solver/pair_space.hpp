@@ -16,7 +16,7 @@
 
 #include <tbb/parallel_for.h>
 
-#include "builder/work_profile.hpp"
+#include "builder/system/work_profile.hpp"
 #include "draughts/movegen.hpp"
 #include "probe/divisor.hpp"
 #include "probe/index.hpp"

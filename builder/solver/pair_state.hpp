@@ -3,6 +3,7 @@
 // atomically by all, and the buckets of state indices by distance.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -15,8 +16,8 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
-#include "builder/solved_values.hpp"
-#include "builder/work_profile.hpp"
+#include "builder/values/solved_values.hpp"
+#include "builder/system/work_profile.hpp"
 
 namespace dtb {
 
@@ -85,6 +86,27 @@ struct Pushes {
 inline void add_to_buckets(Buckets& buckets, std::uint32_t distance, std::uint32_t at) {
     if (distance >= buckets.size()) buckets.resize(distance + 1);
     buckets[distance].push_back(at);
+}
+
+// solve(i, lane) for i in [first, last), in at most `lanes` lanes side by
+// side, each taking the next i until none is left (a lane keeps its
+// scratch): a step of `kind` of the work profile, a unit an i, whose own
+// steps, where it has any, add up in it (work_profile::Unit).
+template <class Solve>
+void in_lanes(work_profile::Kind kind, std::size_t first, std::size_t last, std::size_t lanes, Solve&& solve) {
+    if (first >= last) return;
+    std::atomic<std::size_t> next{first};
+    work_profile::Step step(kind, last - first);
+    tbb::parallel_for(
+        tbb::blocked_range<std::size_t>(0, std::min(lanes, last - first), 1),
+        [&](const tbb::blocked_range<std::size_t>& r) {
+            for (std::size_t lane = r.begin(); lane != r.end(); ++lane)
+                for (std::size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < last;) {
+                    const work_profile::Unit unit(step);
+                    solve(i, lane);
+                }
+        },
+        tbb::simple_partitioner());
 }
 
 // The threads the solvers' tasks run on: every core, or fewer where a

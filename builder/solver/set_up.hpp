@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "builder/capture_values.hpp"
-#include "builder/solved_values.hpp"
+#include "builder/values/capture_values.hpp"
+#include "builder/values/solved_values.hpp"
 #include "builder/solver/pair_space.hpp"
 #include "builder/solver/pair_state.hpp"
 #include "draughts/movegen.hpp"

@@ -9,12 +9,12 @@ namespace dtb {
 struct SolverOptions {
     // Block pairs of at least this many positions are big: the plain solver
     // keeps their states and codes in block order (PairSpace::BlockOrder),
-    // and both solve them one at a time with every thread inside unless a
-    // level has enough of them (below). Tests lower it.
+    // and both solve them with threads inside each unless a level has
+    // enough of them (below). Tests lower it.
     std::uint64_t big_pair_positions = std::uint64_t{1} << 15;
     // A level with at least this many big pairs solves them one a thread,
     // side by side, with no atomic operation and no step to wait for; fewer,
-    // one at a time with every thread inside. 0: as many as there are
+    // side by side with threads inside each. 0: as many as there are
     // threads. Tests set it to force either way.
     std::uint64_t big_pairs_alone_from = 0;
 };

@@ -14,14 +14,14 @@
 
 #include <tbb/enumerable_thread_specific.h>
 
-#include "builder/solved_values.hpp"
+#include "builder/values/solved_values.hpp"
 #include "builder/solver/background.hpp"
 #include "builder/solver/level_share.hpp"
 #include "builder/solver/pair_queue.hpp"
 #include "builder/solver/pair_space.hpp"
 #include "builder/solver/pair_state.hpp"
 #include "builder/solver/team_context.hpp"
-#include "builder/team.hpp"
+#include "builder/team/mailbox.hpp"
 
 namespace dtb {
 

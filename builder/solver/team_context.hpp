@@ -8,10 +8,11 @@
 #include <cstdint>
 #include <vector>
 
-#include "builder/solved_values.hpp"
+#include "builder/values/solved_values.hpp"
 #include "builder/solver/pair_space.hpp"
-#include "builder/team.hpp"
-#include "builder/team_tables.hpp"
+#include "builder/team/mailbox.hpp"
+#include "builder/team/team_options.hpp"
+#include "builder/team/team_tables.hpp"
 
 namespace dtb {
 

@@ -17,7 +17,7 @@
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 
-#include "builder/solved_values.hpp"
+#include "builder/values/solved_values.hpp"
 #include "builder/solver/background.hpp"
 #include "builder/solver/level_share.hpp"
 #include "builder/solver/man_move_blocks.hpp"
@@ -30,8 +30,9 @@
 #include "builder/solver/team_context.hpp"
 #include "builder/solver/team_lookups.hpp"
 #include "builder/solver/team_results.hpp"
-#include "builder/team.hpp"
-#include "builder/team_tables.hpp"
+#include "builder/team/team.hpp"
+#include "builder/team/team_options.hpp"
+#include "builder/team/team_tables.hpp"
 #include "probe/potential.hpp"
 
 namespace dtb {

@@ -18,14 +18,14 @@
 
 #include <tbb/parallel_for.h>
 
-#include "builder/capture_values.hpp"
-#include "builder/solved_values.hpp"
+#include "builder/values/capture_values.hpp"
+#include "builder/values/solved_values.hpp"
 #include "builder/solver/level_share.hpp"
 #include "builder/solver/pair_space.hpp"
 #include "builder/solver/team_context.hpp"
-#include "builder/team.hpp"
-#include "builder/team_tables.hpp"
-#include "builder/word_coding.hpp"
+#include "builder/team/mailbox.hpp"
+#include "builder/team/team_tables.hpp"
+#include "builder/team/word_coding.hpp"
 #include "draughts/movegen.hpp"
 #include "probe/table_format.hpp"
 #include "probe/value.hpp"

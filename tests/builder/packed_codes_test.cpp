@@ -1,4 +1,4 @@
-// Packed tables (builder/packed_codes.hpp): what is unpacked is what was
+// Packed tables (builder/values/packed_codes.hpp): what is unpacked is what was
 // packed, code for code, over several frames and a short last one, from
 // memory or from a spill file; a spill that cannot be written keeps the
 // frames, a damaged spill file is refused, and the file goes with the table.
@@ -12,7 +12,7 @@
 #include <fstream>
 #include <random>
 
-#include "builder/packed_codes.hpp"
+#include "builder/values/packed_codes.hpp"
 #include "tests/probe/synthetic_tables.hpp"
 
 namespace dtb {

@@ -1,5 +1,5 @@
 // The packed parts of tables a rank keeps for the next asker
-// (builder/packed_parts.hpp): found by material and range, the least
+// (builder/values/packed_parts.hpp): found by material and range, the least
 // recently used dropped first, never more than the budget; and the parts a
 // range is asked in.
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 #include <memory>
 #include <utility>
 
-#include "builder/packed_parts.hpp"
+#include "builder/values/packed_parts.hpp"
 
 namespace dtb {
 namespace {

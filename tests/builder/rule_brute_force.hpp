@@ -1,5 +1,5 @@
 // A brute-force player of the move-count draw rules, written apart from the
-// rule solver (builder/rule_solver.hpp) so that its values are an
+// rule solver (builder/solver/rule_solver.hpp) so that its values are an
 // independent check. It keeps every count the rule text defines, each on
 // its own, and plays the game over (position, counts) by memoised negamax:
 // the graph is acyclic, because a ply that resets no count raises one that

@@ -1,4 +1,4 @@
-// The rule solver (builder/rule_solver.hpp) against the brute-force player
+// The rule solver (builder/solver/rule_solver.hpp) against the brute-force player
 // of the draw rules (tests/builder/rule_brute_force.hpp): every position of
 // every material solved, either side to move, at every count from 0 to the
 // limit, must be won, drawn or lost as the rule distance says.
@@ -12,8 +12,8 @@
 
 #include <tbb/global_control.h>
 
-#include "builder/rule_solver.hpp"
-#include "builder/table_writer.hpp"
+#include "builder/solver/rule_solver.hpp"
+#include "builder/output/table_writer.hpp"
 #include "probe/table_file.hpp"
 #include "draughts/notation.hpp"
 #include "draughts/variant.hpp"

@@ -1,8 +1,8 @@
-// The distributed build's scheduler (builder/scheduler.hpp), on small plans
+// The distributed build's scheduler (builder/driver/scheduler.hpp), on small plans
 // whose right decisions are worked out by hand in the comments.
 #include <gtest/gtest.h>
 
-#include "builder/scheduler.hpp"
+#include "builder/driver/scheduler.hpp"
 
 namespace dtb {
 namespace {

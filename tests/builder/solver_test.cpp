@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
 
-#include "builder/build.hpp"
+#include "builder/driver/build.hpp"
 #include "draughts/notation.hpp"
 #include "draughts/variant.hpp"
 #include "probe/prober.hpp"

@@ -1,4 +1,4 @@
-// The distributed solver (a team of members, builder/solver.hpp) against the
+// The distributed solver (a team of members, builder/solver/material_solver.hpp) against the
 // brute-force solver written in the tests (tests/probe/brute_force.hpp), with
 // the team's members as threads of this process (thread_team.hpp). Teams
 // build every material in dependency order into a directory of their own,
@@ -18,11 +18,11 @@
 #include <iterator>
 #include <random>
 
-#include "builder/build.hpp"
-#include "builder/material_job.hpp"
-#include "builder/table_loader.hpp"
-#include "builder/team_tables.hpp"
-#include "builder/values_cache.hpp"
+#include "builder/driver/build.hpp"
+#include "builder/driver/material_job.hpp"
+#include "builder/values/table_loader.hpp"
+#include "builder/team/team_tables.hpp"
+#include "builder/values/values_cache.hpp"
 #include "draughts/variant.hpp"
 #include "tests/builder/thread_team.hpp"
 #include "tests/probe/brute_force.hpp"

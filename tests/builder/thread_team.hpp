@@ -1,4 +1,4 @@
-// A team (builder/team.hpp) whose members are threads of one process: the
+// A team (builder/team/team.hpp) whose members are threads of one process: the
 // distributed solver checked without MPI, under the sanitizers too. A member
 // that throws breaks the team, so that the others stop waiting and the test
 // fails instead of hanging.
@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "builder/team.hpp"
+#include "builder/team/team.hpp"
 
 namespace dtb::test {
 

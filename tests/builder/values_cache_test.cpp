@@ -1,4 +1,4 @@
-// The tables a rank of a distributed build keeps (builder/values_cache.hpp):
+// The tables a rank of a distributed build keeps (builder/values/values_cache.hpp):
 // within its budget, those not in use are packed to make room and come back
 // code for code and mark for mark; those in use are neither packed nor
 // dropped; packed ones are dropped when even they do not fit.
@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "builder/values_cache.hpp"
+#include "builder/values/values_cache.hpp"
 
 namespace dtb {
 namespace {

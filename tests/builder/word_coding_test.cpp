@@ -1,4 +1,4 @@
-// The coding of the words a team member asks for (builder/word_coding.hpp):
+// The coding of the words a team member asks for (builder/team/word_coding.hpp):
 // every word comes back, and the byte counts are those of the format worked
 // by hand.
 #include <gtest/gtest.h>
@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "builder/word_coding.hpp"
+#include "builder/team/word_coding.hpp"
 
 namespace dtb {
 namespace {

@@ -1,4 +1,4 @@
-# dtb build --profile and bench/thread_model (docs/scaling.md, "Threads on
+# dtb build --profile and bench/studies/thread_model (docs/scaling.md, "Threads on
 # one node"): the profile lists every material the build solved, plain and
 # rule tables, each with steps of known kinds that wait only for materials
 # it lists; the model reads it; bad options are refused before any work.
@@ -35,7 +35,7 @@ if(NOT names STREQUAL expected)
   message(FATAL_ERROR "the profile lists ${names}, the build made ${expected}")
 endif()
 
-set(kinds list_pairs pairs set_up bucket finish big_pairs count compress pack read_back rule_pairs rule_set_up
+set(kinds list_pairs pairs set_up bucket finish big_pairs shared_pairs count compress pack read_back rule_pairs rule_set_up
           rule_bucket)
 foreach(i RANGE ${last})
   string(JSON name GET "${profile}" materials ${i} material)

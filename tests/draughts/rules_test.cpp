@@ -1,5 +1,5 @@
 // Rule-book tests: hand-built positions whose legal moves were worked out by
-// hand from the rules of DESIGN.md §2 (the derivation is in the comments).
+// hand from the rules of docs/design.md, "The game layer" (the derivation is in the comments).
 // 8x8 squares: row 1 holds 1-4, row 8 holds 29-32; 29 is the bottom-left corner.
 #include <gtest/gtest.h>
 

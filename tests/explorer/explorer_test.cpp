@@ -21,7 +21,7 @@
 #include "explorer/explorer.hpp"
 #include "explorer/report.hpp"
 #include "explorer/server.hpp"
-#include "builder/rule_solver.hpp"
+#include "builder/solver/rule_solver.hpp"
 #include "tests/builder/rule_brute_force.hpp"
 #include "tests/probe/brute_force.hpp"
 #include "tests/probe/synthetic_tables.hpp"

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <string>
 
-#include "builder/build.hpp"
+#include "builder/driver/build.hpp"
 #include "dtb.h"
 #include "dtb.hpp"
 #include "tests/probe/synthetic_tables.hpp"

@@ -17,7 +17,7 @@
 #include <string>
 #include <unistd.h>
 
-#include "builder/table_writer.hpp"
+#include "builder/output/table_writer.hpp"
 #include "draughts/movegen.hpp"
 #include "probe/index.hpp"
 #include "probe/value.hpp"

@@ -1,0 +1,206 @@
+// One material solved and its tables written, alone or by a team: what every
+// driver of a build (build.cpp, the MPI driver) does for each material.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_reduce.h>
+
+#include "builder/driver/build_options.hpp"
+#include "builder/output/manifest.hpp"
+#include "builder/values/solved_values.hpp"
+#include "builder/solver/material_solver.hpp"
+#include "builder/output/table_writer.hpp"
+#include "builder/team/team.hpp"
+#include "builder/team/team_tables.hpp"
+#include "builder/values/values_cache.hpp"
+#include "builder/system/work_profile.hpp"
+#include "probe/prober.hpp"
+
+namespace dtb {
+
+// The writer's spec of material m's tables in a build with options `o`.
+TableSpec table_spec(const BuildOptions& o, int board_size, const Material& m, std::uint64_t per_side,
+                     std::uint32_t max_code);
+
+// The codes the writer stores for `values`: don't-care for capture positions.
+ValueSource value_source(const SolvedValues& values);
+
+// Wins, draws, losses and the longest win (plies, -1 if none) of values
+// value_of(0) .. value_of(n - 1), counted with every thread.
+struct ValueCounts {
+    std::uint64_t wins = 0, draws = 0, losses = 0;
+    int longest = -1;
+};
+template <class ValueOf>
+ValueCounts count_wdl(std::size_t n, ValueOf&& value_of) {
+    constexpr std::size_t grain = std::size_t{1} << 16;
+    work_profile::Step step(work_profile::Kind::count, (n + grain - 1) / grain);
+    return tbb::parallel_reduce(
+        tbb::blocked_range<std::size_t>(0, n, grain), ValueCounts{},
+        [&](const tbb::blocked_range<std::size_t>& r, ValueCounts c) {
+            const auto piece = step.piece((r.size() + grain - 1) / grain);
+            for (std::size_t i = r.begin(); i != r.end(); ++i) {
+                const Value value = value_of(i);
+                if (value.wdl == Wdl::win) {
+                    ++c.wins;
+                    c.longest = std::max(c.longest, value.plies);
+                } else {
+                    ++(value.wdl == Wdl::loss ? c.losses : c.draws);
+                }
+            }
+            return c;
+        },
+        [](ValueCounts a, const ValueCounts& b) {
+            return ValueCounts{a.wins + b.wins, a.draws + b.draws, a.losses + b.losses, std::max(a.longest, b.longest)};
+        });
+}
+
+// Wins, draws, losses and the longest win over the positions `values` holds
+// (the manifest entry's material, positions and counts).
+ManifestEntry count_values(const SolvedValues& values);
+
+// The files' sizes and checksums, into the manifest's entry.
+void record_files(ManifestEntry& entry, const WrittenTables& written);
+
+// Writes the tables of a material solved by one process.
+inline ManifestEntry write_solved(const BuildOptions& o, int board_size, const std::filesystem::path& variant_dir,
+                                  const SolvedValues& values) {
+    const TableSpec spec = table_spec(o, board_size, values.material, values.positions_per_side, values.max_code);
+    ManifestEntry entry = count_values(values);
+    record_files(entry, write_tables(variant_dir, spec, value_source(values)));
+    return entry;
+}
+
+// The tables a material solved by one process or rank leads to: those
+// `find` gives (whole, in memory; null if not) and the others read through a
+// prober of the tables in `dir`. Keeps what it found while it lives.
+template <class V>
+class SuccessorTables {
+public:
+    template <class Find>
+    SuccessorTables(const std::vector<Material>& materials, const std::filesystem::path& dir, Find&& find) {
+        bool on_disk = false;
+        for (const Material& s : materials) {
+            if (std::shared_ptr<const SolvedValues> values = find(s))
+                in_memory_.push_back(std::move(values));
+            else
+                on_disk = true;
+        }
+        if (on_disk) prober_.emplace(dir);
+        successors_.emplace(in_memory_, prober_ ? &*prober_ : nullptr);
+    }
+    SuccessorTables(const SuccessorTables&) = delete;
+    SuccessorTables& operator=(const SuccessorTables&) = delete;
+
+    const Successors<V>& get() const noexcept { return *successors_; }
+
+private:
+    std::vector<std::shared_ptr<const SolvedValues>> in_memory_;
+    std::optional<Prober<V>> prober_;  // successors_ points to it
+    std::optional<Successors<V>> successors_;
+};
+
+// Where a team member finds tables besides its cache and their files: the
+// other ranks that keep them (builder/mpi/table_exchange.hpp). Either may be empty.
+struct TableSources {
+    // Table s whole, or null if no one else has it all.
+    std::function<std::shared_ptr<const SolvedValues>(const Material&)> whole;
+    // Fills `into` (a range of its table, from a multiple of 64) from others;
+    // false if they lack some of it.
+    std::function<bool(SolvedValues& into)> range;
+    // Told what this member read back from the files (may be empty); a
+    // table the team reads together counts its sharing among the members.
+    std::function<void(const ReadBacks&)> read_back;
+};
+
+// Solves material m with `team` and writes its tables. The tables m leads to
+// are held whole by every member where each has room in its `cache` (null:
+// none), taken in order of size, the members agreeing table by table. A
+// member that has one sends it to those that lack it; if none has it, member
+// 0 tries `sources.whole`, and else the team reads it from its file together
+// (load_whole_in_team); all keep it. The others are shared out, every member
+// taking its range of them from `sources.range` or else from the file.
+// Tables are read from `variant_dir`. Each member solves its share and
+// compresses its range of the tables, and keeps that range in its cache (to
+// be asked for it later); member 0 writes the files and gets the manifest
+// entry, the others nothing.
+template <class V>
+std::optional<ManifestEntry> solve_in_team(Team& team, const BuildOptions& o, const std::filesystem::path& variant_dir,
+                                           const Material& m, ValuesCache* cache, const TableSources& sources = {},
+                                           SolveProgress progress = {}) {
+    std::vector<Material> leads_to = successors(m);
+    const auto positions = table_positions<V::board_size>;
+    std::stable_sort(leads_to.begin(), leads_to.end(),
+                     [&](const Material& a, const Material& b) { return positions(a) < positions(b); });
+    const Prober<V> prober(o.dir);
+    const auto k = static_cast<std::uint64_t>(team.size());
+    std::vector<std::shared_ptr<const SolvedValues>> held;
+    std::vector<Material> shared;
+    ReadBacks read_back;
+    for (const Material& s : leads_to) {
+        std::shared_ptr<const SolvedValues> copy = cache ? cache->find_whole(s) : nullptr;
+        const bool worth = static_cast<double>(k) * static_cast<double>(positions(s)) <=
+                           o.team.held_ratio * static_cast<double>(positions(m));
+        const bool room = worth && (copy || (cache && cache->room_for(SolvedValues::bytes_for(positions(s)))));
+        if (team.all_sum(room ? 1 : 0) != k) {
+            shared.push_back(s);
+            continue;
+        }
+        if (team.all_sum(copy ? 1 : 0) != k) {
+            // Who has it: the highest member that does, else member 0 if it can fetch it.
+            int source = static_cast<int>(team.all_max(copy ? team.rank() + 1 : 0)) - 1;
+            if (source < 0) {  // every member takes part, whatever its `fetch`
+                if (team.rank() == 0 && sources.whole) copy = sources.whole(s);
+                if (team.all_max(copy ? 1 : 0)) source = 0;
+            }
+            if (source >= 0) {
+                copy = send_whole_in_team(team, source, copy, s, Index<V::board_size>(s).size());
+            } else {
+                // Capture positions of s are answered from the tables held so far and what this rank has.
+                std::vector<std::shared_ptr<const SolvedValues>> known = held;
+                for (auto& t : cache->find_all(successors(s))) known.push_back(std::move(t));
+                read_back.count([&] {
+                    copy = std::make_shared<const SolvedValues>(
+                        load_whole_in_team<V>(team, open_dtw_table<V>(variant_dir, s), Successors<V>(known, &prober)));
+                });
+            }
+            cache->keep(copy);
+        }
+        held.push_back(std::move(copy));
+    }
+    const Successors<V> held_whole(held, &prober);
+    TeamTables<V> tables(team, m, o.block_shift, shared, variant_dir, held_whole, sources.range);
+    if (sources.read_back) sources.read_back(read_back += tables.read_back());
+    const auto home = std::make_shared<const SolvedValues>(
+        MaterialSolver<V>(m, team, tables, held_whole, o.team, std::move(progress)).solve());
+    const TableSpec spec = table_spec(o, V::board_size, m, home->positions_per_side, home->max_code);
+    const WrittenTables written =
+        write_tables(team, variant_dir, spec, home->first, home->codes.size(), value_source(*home));
+    ManifestEntry entry = count_values(*home);
+    if (cache) cache->keep(home);
+    entry.positions = team.all_sum(entry.positions);
+    entry.wins = team.all_sum(entry.wins);
+    entry.draws = team.all_sum(entry.draws);
+    entry.losses = team.all_sum(entry.losses);
+    entry.longest_win = static_cast<int>(team.all_max(static_cast<std::uint64_t>(entry.longest_win + 1))) - 1;
+    if (team.rank() != 0) return std::nullopt;
+    record_files(entry, written);
+    return entry;
+}
+
+// Test hook: DTB_TEST_KILL_AFTER_WRITE=MATERIAL kills the process with
+// SIGKILL once that material's tables are written and before the manifest
+// lists them, the moment a resumed build must not trust (every driver calls
+// it there); the rule build's hook is MATERIAL.rul.
+void maybe_kill_after_write(const Material& m);
+void maybe_kill_after_write(const std::string& name);
+
+}  // namespace dtb

@@ -1,0 +1,319 @@
+#include "builder/output/table_writer.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include <fmt/chrono.h>
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/parallel_reduce.h>
+
+#include "builder/output/replaced_file.hpp"
+#include "builder/system/work_profile.hpp"
+#include "probe/value.hpp"
+#include "probe/zstd_frame.hpp"
+
+namespace dtb {
+
+namespace {
+
+// Blocks compressed at once: enough for every thread, little memory.
+constexpr std::uint64_t batch_blocks = 64;
+
+// A dont_care position takes the value before it in the block (or the
+// first real value after it, at the start), which keeps runs unbroken.
+void fill_dont_care(std::span<std::uint32_t> codes) {
+    const auto first_real = std::find_if(codes.begin(), codes.end(), [](std::uint32_t c) { return c != dont_care; });
+    std::uint32_t previous = first_real == codes.end() ? 0 : *first_real;
+    for (std::uint32_t& c : codes) previous = c = c == dont_care ? previous : c;
+}
+
+// Encodes one block of codes (no dont_care left) into the .wld and .dtw raw bytes.
+void encode_block(std::span<const std::uint32_t> codes, int dtw_bits, std::vector<std::byte>& wld,
+                  std::vector<std::byte>& dtw) {
+    wld.assign((codes.size() + 3) / 4, std::byte{0});
+    dtw.assign(codes.size() * static_cast<std::size_t>(dtw_bits / 8), std::byte{0});
+    for (std::size_t k = 0; k < codes.size(); ++k) {
+        const std::uint32_t code = codes[k];
+        wld[k / 4] |= static_cast<std::byte>(wld_code(value_of_dtw_code(code).wdl) << (2 * (k % 4)));
+        if (dtw_bits == 8) {
+            dtw[k] = static_cast<std::byte>(code);
+        } else {
+            dtw[2 * k] = static_cast<std::byte>(code);
+            dtw[2 * k + 1] = static_cast<std::byte>(code >> 8);
+        }
+    }
+}
+
+// One table file being written: blocks appended, tables at the end.
+class FileWriter {
+public:
+    FileWriter(std::filesystem::path final_path, TableHeader header)
+        : file_(std::move(final_path)), header_(std::move(header)) {
+        header_bytes_ = encode_header(header_);
+        offsets_.push_back(header_.blocks_start());
+        // Room for the offsets, checksums and table checksum, filled in at the end.
+        const std::vector<std::byte> zeros(header_.blocks_start());
+        file_.write(zeros);
+    }
+
+    void add_block(std::span<const std::byte> compressed) {
+        file_.write(compressed);
+        checksums_.push_back(checksum(compressed));
+        offsets_.push_back(offsets_.back() + compressed.size());
+    }
+
+    // Writes the tables, flushes to disk and renames into place; returns the
+    // file's size and table checksum.
+    std::pair<std::uint64_t, std::uint64_t> finish() {
+        std::vector<std::byte> tables = header_bytes_;
+        tables.resize(header_.blocks_start());
+        std::byte* p = tables.data() + header_.header_size;
+        for (std::uint64_t o : offsets_) store_u64(std::exchange(p, p + 8), o);
+        for (std::uint64_t c : checksums_) store_u64(std::exchange(p, p + 8), c);
+        const std::uint64_t table_checksum = checksum(std::span<const std::byte>(tables).first(tables.size() - 8));
+        store_u64(p, table_checksum);
+        file_.seek(0);
+        file_.write(tables);
+        file_.commit();
+        return {offsets_.back(), table_checksum};
+    }
+
+private:
+    ReplacedFile file_;
+    TableHeader header_;
+    std::vector<std::byte> header_bytes_;
+    std::vector<std::uint64_t> offsets_;
+    std::vector<std::uint64_t> checksums_;
+};
+
+}  // namespace
+
+std::string make_provenance(const std::string& options) {
+    auto now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
+    // Reproducible builds (reproducible-builds.org): a fixed date from the environment.
+    if (const char* epoch = std::getenv("SOURCE_DATE_EPOCH"); epoch && *epoch) {
+        char* end = nullptr;
+        const long long seconds = std::strtoll(epoch, &end, 10);
+        if (*end != '\0' || seconds < 0)
+            throw std::runtime_error(std::string("SOURCE_DATE_EPOCH='") + epoch +
+                                     "' is not a number of seconds since 1970: set it to one, or unset it");
+        now = std::chrono::sys_seconds(std::chrono::seconds(seconds));
+    }
+    const nlohmann::json j = {{"tool", std::string("dtb ") + DTB_VERSION},
+                              {"date", fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", now)},
+                              {"options", options}};
+    return j.dump();
+}
+
+namespace {
+
+// The header both files share; write_files() sets the kind and value bits of each.
+TableHeader header_of(const TableSpec& spec) {
+    TableHeader header;
+    header.variant = spec.variant;
+    header.board_size = spec.board_size;
+    header.material = spec.material;
+    header.sides = sides_of(spec.material);
+    header.block_shift = spec.block_shift;
+    header.positions_per_side = spec.positions_per_side;
+    header.provenance = spec.provenance.empty() ? make_provenance("") : spec.provenance;
+    return header;
+}
+
+int dtw_bits_for(std::uint32_t max_code) {
+    if (max_code > max_dtw_code)
+        throw std::runtime_error("a distance of " + std::to_string(max_code - 1) +
+                                 " plies does not fit the .dtw format (at most 65,534)");
+    return max_code <= 255 ? 8 : 16;
+}
+
+// Blocks [first, first + count) of both files, compressed in parallel.
+struct CompressedBlock {
+    std::vector<std::byte> wld, dtw;
+};
+std::vector<CompressedBlock> compress_blocks(const TableHeader& header, const TableSpec& spec, std::uint32_t max_code,
+                                             const ValueSource& values, std::uint64_t first, std::uint64_t count) {
+    const int dtw_bits = dtw_bits_for(max_code);
+    std::vector<CompressedBlock> blocks(count);
+    work_profile::Step step(work_profile::Kind::compress, count);
+    tbb::parallel_for(std::uint64_t{0}, count, [&](std::uint64_t i) {
+        const auto piece = step.piece();
+        const std::uint64_t b = first + i;
+        std::vector<std::uint32_t> codes(header.block_values(b));
+        values(b << header.block_shift, codes);
+        for (std::uint32_t c : codes)
+            if (c != dont_care && c > max_code)
+                throw std::runtime_error("a DTW code of " + std::to_string(c) + " exceeds the largest announced, " +
+                                         std::to_string(max_code));
+        std::vector<std::byte> wld, dtw;
+        fill_dont_care(codes);
+        encode_block(codes, dtw_bits, wld, dtw);
+        blocks[i] = {zstd_compress(wld, spec.wld_compression_level), zstd_compress(dtw, spec.dtw_compression_level)};
+    });
+    return blocks;
+}
+
+// The two files of a table, their blocks added in order.
+class TableFiles {
+public:
+    TableFiles(const std::filesystem::path& directory, TableHeader header, std::uint32_t max_code) {
+        written_.max_code = max_code;
+        written_.dtw_bits = dtw_bits_for(max_code);
+        written_.wld = directory / table_file_name(header.material, TableKind::wld);
+        written_.dtw = directory / table_file_name(header.material, TableKind::dtw);
+        header.kind = TableKind::wld;
+        header.value_bits = 2;
+        wld_.emplace(written_.wld, header);
+        header.kind = TableKind::dtw;
+        header.value_bits = written_.dtw_bits;
+        dtw_.emplace(written_.dtw, header);
+    }
+    void add(const CompressedBlock& block) {
+        wld_->add_block(block.wld);
+        dtw_->add_block(block.dtw);
+    }
+    WrittenTables finish() {
+        std::tie(written_.wld_bytes, written_.wld_checksum) = wld_->finish();
+        std::tie(written_.dtw_bytes, written_.dtw_checksum) = dtw_->finish();
+        return written_;
+    }
+
+private:
+    WrittenTables written_;
+    std::optional<FileWriter> wld_, dtw_;
+};
+
+// A batch of compressed blocks as one message: per block the two sizes, then the bytes.
+std::vector<std::byte> serialise(std::span<const CompressedBlock> blocks) {
+    std::vector<std::byte> out;
+    for (const CompressedBlock& b : blocks) {
+        const std::size_t at = out.size();
+        out.resize(at + 16 + b.wld.size() + b.dtw.size());
+        store_u64(out.data() + at, b.wld.size());
+        store_u64(out.data() + at + 8, b.dtw.size());
+        std::copy(b.wld.begin(), b.wld.end(), out.begin() + static_cast<std::ptrdiff_t>(at + 16));
+        std::copy(b.dtw.begin(), b.dtw.end(), out.begin() + static_cast<std::ptrdiff_t>(at + 16 + b.wld.size()));
+    }
+    return out;
+}
+
+std::vector<CompressedBlock> deserialise(std::span<const std::byte> in) {
+    std::vector<CompressedBlock> blocks;
+    for (std::size_t at = 0; at < in.size();) {
+        if (in.size() - at < 16) throw std::runtime_error("a team member sent a damaged batch of blocks");
+        const std::uint64_t wld = load_u64(in.data() + at), dtw = load_u64(in.data() + at + 8);
+        if (wld > in.size() - at - 16 || dtw > in.size() - at - 16 - wld)
+            throw std::runtime_error("a team member sent a damaged batch of blocks");
+        const std::byte* p = in.data() + at + 16;
+        blocks.push_back({std::vector<std::byte>(p, p + wld), std::vector<std::byte>(p + wld, p + wld + dtw)});
+        at += 16 + wld + dtw;
+    }
+    return blocks;
+}
+
+}  // namespace
+
+WrittenTables write_tables(const std::filesystem::path& directory, const TableSpec& spec, const ValueSource& values) {
+    const TableHeader header = header_of(spec);
+    const std::uint64_t blocks = header.block_count();
+    auto block_codes = [&](std::uint64_t b, std::vector<std::uint32_t>& codes) {
+        codes.resize(header.block_values(b));
+        values(b << header.block_shift, codes);
+    };
+    const std::uint32_t max_code = spec.max_code ? *spec.max_code : tbb::parallel_reduce(
+        tbb::blocked_range<std::uint64_t>(0, blocks), std::uint32_t{0},
+        [&](const tbb::blocked_range<std::uint64_t>& r, std::uint32_t m) {
+            std::vector<std::uint32_t> codes;
+            for (std::uint64_t b = r.begin(); b != r.end(); ++b) {
+                block_codes(b, codes);
+                for (std::uint32_t c : codes)
+                    if (c != dont_care) m = std::max(m, c);
+            }
+            return m;
+        },
+        [](std::uint32_t a, std::uint32_t b) { return std::max(a, b); });
+    TableFiles files(directory, header, max_code);
+    for (std::uint64_t first = 0; first < blocks; first += batch_blocks)
+        for (const CompressedBlock& b :
+             compress_blocks(header, spec, max_code, values, first, std::min(batch_blocks, blocks - first)))
+            files.add(b);
+    return files.finish();
+}
+
+WrittenTables write_tables(Team& team, const std::filesystem::path& directory, const TableSpec& spec,
+                           std::uint64_t first, std::uint64_t count, const ValueSource& values) {
+    if (!spec.max_code) throw std::logic_error("a team writes tables with an announced largest code");
+    const TableHeader header = header_of(spec);
+    const std::uint64_t first_block = first >> header.block_shift;
+    const std::uint64_t end_block = (first + count + header.block_positions() - 1) >> header.block_shift;
+    if (count > 0 && first != first_block << header.block_shift)
+        throw std::logic_error("a team member's range does not start at a block");
+    // Every member compresses its blocks first, so that the writer then only waits on the network.
+    const std::vector<CompressedBlock> mine =
+        compress_blocks(header, spec, *spec.max_code, values, first_block, end_block - first_block);
+    constexpr std::size_t batch_bytes = std::size_t{64} << 20;
+    if (team.rank() != 0) {
+        std::size_t from = 0;
+        while (from < mine.size()) {
+            std::size_t to = from, bytes = 0;
+            for (; to < mine.size() && (to == from || bytes < batch_bytes); ++to)
+                bytes += mine[to].wld.size() + mine[to].dtw.size();
+            team.send(0, serialise(std::span<const CompressedBlock>(mine).subspan(from, to - from)));
+            from = to;
+        }
+        team.send(0, {});  // the end of this member's blocks
+        return {};
+    }
+    TableFiles files(directory, header, *spec.max_code);
+    for (const CompressedBlock& b : mine) files.add(b);
+    for (int j = 1; j < team.size(); ++j)
+        for (std::vector<std::byte> batch = team.receive(j); !batch.empty(); batch = team.receive(j))
+            for (const CompressedBlock& b : deserialise(batch)) files.add(b);
+    return files.finish();
+}
+
+WrittenTable write_rule_table(const std::filesystem::path& directory, const TableSpec& spec, const RuleRecord& rules,
+                              const ValueSource& values) {
+    TableHeader header = header_of(spec);
+    header.kind = TableKind::rul;
+    header.value_bits = 8;
+    header.rules = rules;
+    WrittenTable written;
+    written.path = directory / table_file_name(spec.material, TableKind::rul);
+    FileWriter file(written.path, header);
+    const std::uint64_t blocks = header.block_count();
+    for (std::uint64_t first = 0; first < blocks; first += batch_blocks) {
+        const std::uint64_t count = std::min(batch_blocks, blocks - first);
+        std::vector<std::vector<std::byte>> compressed(count);
+        work_profile::Step step(work_profile::Kind::compress, count);
+        tbb::parallel_for(std::uint64_t{0}, count, [&](std::uint64_t i) {
+            const auto piece = step.piece();
+            const std::uint64_t b = first + i;
+            std::vector<std::uint32_t> codes(header.block_values(b));
+            values(b << header.block_shift, codes);
+            fill_dont_care(codes);
+            std::vector<std::byte> raw(codes.size());
+            for (std::size_t k = 0; k < codes.size(); ++k) {
+                if (codes[k] > 255)
+                    throw std::runtime_error("a rule code of " + std::to_string(codes[k]) + " does not fit a .rul file");
+                raw[k] = static_cast<std::byte>(codes[k]);
+            }
+            compressed[i] = zstd_compress(raw, spec.rul_compression_level);
+        });
+        for (const auto& block : compressed) file.add_block(block);
+    }
+    std::tie(written.bytes, written.checksum) = file.finish();
+    return written;
+}
+
+}  // namespace dtb

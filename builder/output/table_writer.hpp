@@ -1,0 +1,92 @@
+// Writes the .wld and .dtw tables of one material (docs/format.md) from the
+// DTW codes of its positions. Blocks are encoded and compressed in parallel
+// (TBB) and written in order; each file is written under a temporary name,
+// flushed to disk and renamed into place, so a killed build never leaves a
+// half-written table under a table's name.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "builder/team/team.hpp"
+#include "probe/material.hpp"
+#include "probe/table_format.hpp"
+
+namespace dtb {
+
+// The code of a position whose side to move has a capture: its value is not
+// stored, and the writer picks the filler that compresses best.
+inline constexpr std::uint32_t dont_care = ~std::uint32_t{0};
+
+struct TableSpec {
+    std::string variant;
+    int board_size = 0;
+    Material material;  // canonical
+    std::uint64_t positions_per_side = 0;
+    int block_shift = 16;
+    // zstd levels. The .dtw blocks are 4 to 8 times the .wld's before
+    // compression and dominate the time: level 3 writes them about 3 times
+    // faster than 12 for 8% more bytes (docs/results.md).
+    int wld_compression_level = 12;
+    int dtw_compression_level = 3;
+    // JSON with tool, date and options (docs/format.md); empty: dtb's version,
+    // the time now and no options.
+    std::string provenance;
+    // The largest DTW code the source will give, if the caller knows it (the
+    // solver does): it picks the .dtw width without a first pass over the
+    // values. A larger code met while writing is an error.
+    std::optional<std::uint32_t> max_code;
+    // zstd level of a .rul (write_rule_table()).
+    int rul_compression_level = 9;
+};
+
+// Fills out[i] with the DTW code (value.hpp: 0 draw, plies + 1) of position
+// first + i of the table (docs/format.md, "Positions"), or dont_care. It is
+// called from several threads at once, for different ranges.
+using ValueSource = std::function<void(std::uint64_t first, std::span<std::uint32_t> out)>;
+
+struct WrittenTables {
+    std::filesystem::path wld;
+    std::filesystem::path dtw;
+    std::uint64_t wld_bytes = 0;
+    std::uint64_t dtw_bytes = 0;
+    std::uint64_t wld_checksum = 0;  // the table checksums (docs/format.md)
+    std::uint64_t dtw_checksum = 0;
+    int dtw_bits = 8;
+    std::uint32_t max_code = 0;  // the largest DTW code: announced by the spec, or found
+};
+
+// Writes DIRECTORY/MATERIAL.wld and .dtw. Throws std::runtime_error if a code
+// is larger than 65,535 or a file cannot be written.
+WrittenTables write_tables(const std::filesystem::path& directory, const TableSpec& spec, const ValueSource& values);
+
+// The same, from a team (team.hpp) whose member j holds `values` for
+// positions [first, first + count) of the table, first a multiple of the
+// block size and the ranges in member order: each member compresses its
+// blocks, and member 0 writes the files (its result; the others get an empty
+// one). spec.max_code must be set, the same on every member.
+WrittenTables write_tables(Team& team, const std::filesystem::path& directory, const TableSpec& spec,
+                           std::uint64_t first, std::uint64_t count, const ValueSource& values);
+
+// A .rul table (docs/format.md, "Rule tables").
+struct WrittenTable {
+    std::filesystem::path path;
+    std::uint64_t bytes = 0;
+    std::uint64_t checksum = 0;  // the table checksum
+};
+
+// Writes DIRECTORY/MATERIAL.rul: `values` gives the rule codes (rule_count.hpp,
+// at most 255) or dont_care of the file's positions, each value array in
+// turn (rules.arrays() of them, both sides to move each).
+WrittenTable write_rule_table(const std::filesystem::path& directory, const TableSpec& spec, const RuleRecord& rules,
+                              const ValueSource& values);
+
+// The provenance JSON for `options` (the command line), with dtb's version and
+// the time now, or the time SOURCE_DATE_EPOCH gives if it is set.
+std::string make_provenance(const std::string& options);
+
+}  // namespace dtb

@@ -1,0 +1,30 @@
+// The process as the system sees it: the machine's memory, the peak
+// resident memory and processor time so far, memory handed back, and the
+// clock the drivers time their work with. Nothing of the build.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+
+namespace dtb {
+
+using Clock = std::chrono::steady_clock;
+
+inline double seconds_since(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// The machine's memory, the process's peak resident memory, and the
+// processor time (user and system) of all its threads so far.
+std::uint64_t physical_memory();
+std::uint64_t peak_resident_bytes();
+double cpu_seconds();
+// Hands back to the system the memory the allocator holds free. glibc keeps
+// what its heaps freed for later use; over a build of many tables, each
+// solved, packed, unpacked, read back and released, that grew to gigabytes
+// above what the build holds (docs/design.md, Solver, "Memory"). Called as
+// each level of a material starts (MaterialSolver, in every kind of build)
+// and once a material is done.
+void return_free_memory();
+
+}  // namespace dtb
