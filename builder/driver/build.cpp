@@ -139,9 +139,9 @@ private:
         if (node.working_bytes == 0) {
             const Material& m = node.plan->material;
             std::uint64_t pairs = solver_threads();
-            while (pairs > 1 && MaterialSolver<V>::working_bytes(m, pairs, o_.solver) > budget_) pairs /= 2;
+            while (pairs > 1 && solver_working_bytes<V>(m, pairs, o_.solver) > budget_) pairs /= 2;
             node.pairs_at_once = pairs;
-            node.working_bytes = MaterialSolver<V>::working_bytes(m, pairs, o_.solver);
+            node.working_bytes = solver_working_bytes<V>(m, pairs, o_.solver);
         }
         return node.working_bytes;
     }
@@ -337,7 +337,7 @@ private:
         {
             const SuccessorTables<V> tables(node.plan->successors, o_.dir,
                                             [&](const Material& s) { return acquire(s, m); });
-            solved = MaterialSolver<V>(m, tables.get(), hooks, node.pairs_at_once, o_.solver).solve();
+            solved = solve_material<V>(m, tables.get(), hooks, node.pairs_at_once, o_.solver);
         }  // the tables it read let go before they are released
         for (const Material& s : node.plan->successors) release(s);
 

@@ -16,7 +16,7 @@
 #include "builder/driver/build_options.hpp"
 #include "builder/output/manifest.hpp"
 #include "builder/values/solved_values.hpp"
-#include "builder/solver/material_solver.hpp"
+#include "builder/solver/solve.hpp"
 #include "builder/output/table_writer.hpp"
 #include "builder/team/team.hpp"
 #include "builder/team/team_tables.hpp"
@@ -180,7 +180,7 @@ std::optional<ManifestEntry> solve_in_team(Team& team, const BuildOptions& o, co
     TeamTables<V> tables(team, m, o.block_shift, shared, variant_dir, held_whole, sources.range);
     if (sources.read_back) sources.read_back(read_back += tables.read_back());
     const auto home = std::make_shared<const SolvedValues>(
-        MaterialSolver<V>(m, team, tables, held_whole, o.team, std::move(progress)).solve());
+        solve_material_in_team<V>(m, team, tables, held_whole, o.team, std::move(progress)));
     const TableSpec spec = table_spec(o, V::board_size, m, home->positions_per_side, home->max_code);
     const WrittenTables written =
         write_tables(team, variant_dir, spec, home->first, home->codes.size(), value_source(*home));

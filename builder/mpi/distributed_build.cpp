@@ -500,7 +500,7 @@ private:
         maybe_kill_rank(session_.rank, m);
         const SuccessorTables<V> tables(successors(m), o_.dir,
                                         [&](const Material& s) { return whole_table(s, holders); });
-        auto values = std::make_shared<const SolvedValues>(MaterialSolver<V>(m, tables.get()).solve());
+        auto values = std::make_shared<const SolvedValues>(solve_material<V>(m, tables.get()));
         const ManifestEntry entry = write_solved(o_, N, variant_dir_, *values);
         maybe_kill_after_write(m);
         cache_.keep(std::move(values));  // for the materials that read it, if they come here

@@ -17,6 +17,7 @@
 #include <tbb/task_arena.h>
 
 #include "builder/values/solved_values.hpp"
+#include "builder/solver/solver_options.hpp"
 #include "builder/system/work_profile.hpp"
 
 namespace dtb {
@@ -107,12 +108,6 @@ void in_lanes(work_profile::Kind kind, std::size_t first, std::size_t last, std:
                 }
         },
         tbb::simple_partitioner());
-}
-
-// The threads the solvers' tasks run on: every core, or fewer where a
-// tbb::global_control limits them (dtb build --threads).
-inline std::size_t solver_threads() {
-    return tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism);
 }
 
 // body(first, last, pushes) over chunks of [0, n) in parallel; the pushes

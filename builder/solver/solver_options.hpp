@@ -1,8 +1,12 @@
 // How the solvers cut a level's work (MaterialSolver, RuleSolver): which
-// block pairs are big, and when a level's big pairs go one to a thread.
+// block pairs are big, when a level's big pairs go one to a thread, and the
+// threads they have.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+
+#include <tbb/global_control.h>
 
 namespace dtb {
 
@@ -18,5 +22,11 @@ struct SolverOptions {
     // threads. Tests set it to force either way.
     std::uint64_t big_pairs_alone_from = 0;
 };
+
+// The threads the solvers' tasks run on: every core, or fewer where a
+// tbb::global_control limits them (dtb build --threads).
+inline std::size_t solver_threads() {
+    return tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism);
+}
 
 }  // namespace dtb

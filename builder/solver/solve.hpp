@@ -1,0 +1,39 @@
+// The solver of a material behind a compile boundary: declared here and
+// compiled once for each variant (solve_variant.cpp), so that the drivers
+// that call it (the one-process build, the MPI driver) do not each compile
+// the whole solver for every variant again. What they do is
+// MaterialSolver<V> (material_solver.hpp); tests on other boards use it
+// directly.
+#pragma once
+
+#include <cstdint>
+
+#include "builder/solver/solve_progress.hpp"
+#include "builder/solver/solver_options.hpp"
+#include "builder/team/team.hpp"
+#include "builder/team/team_options.hpp"
+#include "builder/team/team_tables.hpp"
+#include "builder/values/solved_values.hpp"
+#include "probe/material.hpp"
+
+namespace dtb {
+
+// MaterialSolver<V>(canonical, successors, progress, pairs_at_once, options).solve():
+// one process.
+template <class V>
+SolvedValues solve_material(const Material& canonical, const Successors<V>& successors, SolveProgress progress = {},
+                            std::uint64_t pairs_at_once = 0, const SolverOptions& options = {});
+
+// MaterialSolver<V>(canonical, team, tables, whole, options, progress).solve():
+// a member of a team.
+template <class V>
+SolvedValues solve_material_in_team(const Material& canonical, Team& team, TeamTables<V>& tables,
+                                    const Successors<V>& whole, const TeamOptions& options,
+                                    SolveProgress progress = {});
+
+// MaterialSolver<V>::working_bytes(canonical, pairs_at_once, options).
+template <class V>
+std::uint64_t solver_working_bytes(const Material& canonical, std::uint64_t pairs_at_once,
+                                   const SolverOptions& options);
+
+}  // namespace dtb
