@@ -1,40 +1,23 @@
 // `dtb build`: solves the materials asked for and all they lead to and writes
-// their tables and the manifest (docs/design.md, "Solver", "Table files and the build's directory", "Command line"). A build that was
-// stopped, killed included, resumes when started again.
-#include <memory>
+// their tables and the manifest (docs/design.md, "Solver", "Table files and
+// the build's directory", "Command line"). A build that was stopped, killed
+// included, resumes when started again.
+#include <cctype>
+#include <cmath>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <fmt/core.h>
 
 #include "builder/driver/build.hpp"
-#include "cli/commands.hpp"
 #include "builder/mpi/distributed_build.hpp"
-#include "builder/output/table_writer.hpp"
-#include "draughts/variant.hpp"
+#include "cli/commands.hpp"
 
 namespace dtb::cli {
 
 namespace {
-
-struct BuildCommandOptions {
-    std::string variant;
-    std::string dir;
-    int pieces = 0;
-    std::vector<std::string> materials;
-    int threads = 0;
-    double memory_gib = 0;
-    std::string output = "auto";
-    int wld_compression = 12;
-    int dtw_compression = 3;
-    std::uint64_t team_positions = BuildOptions{}.team_positions;
-    double rank_timeout = BuildOptions{}.rank_timeout_seconds;
-    bool rules = false;
-    bool literal_road = false;
-    std::string profile;
-    std::uint64_t profile_threads = 0;
-};
 
 void print_summary(const BuildReport& r) {
     std::size_t built = 0, skipped = 0;
@@ -83,6 +66,37 @@ void print_summary(const BuildReport& r) {
     }
 }
 
+}  // namespace
+
+std::uint64_t parse_memory(const std::string& text) {
+    const auto refuse = [&] {
+        return std::invalid_argument("'" + text + "' is not a size: give one such as 4G, 512M or 1.5T, "
+                                     "or a plain number of GiB (4)");
+    };
+    std::size_t end = 0;
+    double number = 0;
+    try {
+        number = std::stod(text, &end);
+    } catch (const std::exception&) {
+        throw refuse();
+    }
+    std::string unit = text.substr(end);
+    for (const char* suffix : {"iB", "B"})
+        if (unit.size() > 1 && unit.ends_with(suffix)) {
+            unit.resize(unit.size() - std::string_view(suffix).size());
+            break;
+        }
+    const std::string units = "KMGT";
+    const std::size_t power =
+        unit.empty() ? 2
+        : unit.size() == 1 ? units.find(static_cast<char>(std::toupper(static_cast<unsigned char>(unit[0]))))
+                           : std::string::npos;
+    if (power == std::string::npos || !(number > 0) || text.find_first_of("xXpP") != std::string::npos) throw refuse();
+    const double bytes = number * std::pow(1024.0, static_cast<double>(power + 1));
+    if (bytes < 1 || bytes >= 0x1p63) throw refuse();
+    return static_cast<std::uint64_t>(bytes);
+}
+
 void run_build(const BuildCommandOptions& c) {
     BuildOptions o;
     o.variant = c.variant;
@@ -90,7 +104,7 @@ void run_build(const BuildCommandOptions& c) {
     if (c.pieces > 0) o.targets = materials_up_to(c.pieces);
     for (const std::string& name : c.materials) o.targets.push_back(Material::parse(name).canonical());
     o.threads = c.threads;
-    o.memory_bytes = static_cast<std::uint64_t>(c.memory_gib * static_cast<double>(std::uint64_t{1} << 30));
+    o.memory_bytes = c.memory.empty() ? 0 : parse_memory(c.memory);
     o.wld_compression_level = c.wld_compression;
     o.dtw_compression_level = c.dtw_compression;
     o.output = c.output == "terminal" ? BuildOptions::Output::terminal
@@ -115,69 +129,6 @@ void run_build(const BuildCommandOptions& c) {
     } else {
         print_summary(build_tables(o));
     }
-}
-
-}  // namespace
-
-void add_build_command(CLI::App& app) {
-    auto options = std::make_shared<BuildCommandOptions>();
-    auto* cmd = app.add_subcommand(
-        "build", "Solve materials and write their .wld and .dtw tables, with --rules also .rul (resumes a build that "
-        "was stopped)");
-    add_variant_option(*cmd, options->variant);
-    add_dir_option(*cmd, options->dir);
-    auto* pieces = cmd->add_option("--pieces", options->pieces, "every material of up to N pieces")
-                       ->check(CLI::Range(2, 24));
-    auto* material = cmd->add_option("--material", options->materials,
-                                     "a material such as KKKvK, with all it leads to (repeat for more)");
-    pieces->excludes(material);
-    material->excludes(pieces);
-    cmd->add_option("--threads", options->threads, "threads (default: every core)")->check(CLI::Range(1, 4096));
-    cmd->add_option("--memory", options->memory_gib,
-                    "GiB the build may hold: the materials being solved and the solved tables kept for "
-                    "the materials that read them; the rest are read from disk (default: a third of the "
-                    "machine's; under MPI, per rank, for the kept tables, default three quarters shared by "
-                    "the node's ranks)")
-        ->check(CLI::PositiveNumber);
-    cmd->add_option("--output", options->output,
-                    "auto (a progress display on a terminal, else a line per material), terminal, log or quiet")
-        ->check(CLI::IsMember({"auto", "terminal", "log", "quiet"}));
-    cmd->add_option("--wld-compression", options->wld_compression, "zstd level of the .wld blocks (default 12)")
-        ->check(CLI::Range(1, 22));
-    cmd->add_option("--dtw-compression", options->dtw_compression, "zstd level of the .dtw blocks (default 3)")
-        ->check(CLI::Range(1, 22));
-    cmd->add_option("--team-positions", options->team_positions,
-                    "under MPI: one rank of a material's team per this many positions (default 2^24); "
-                    "smaller materials are solved by one rank each")
-        ->check(CLI::Range(std::uint64_t{1}, ~std::uint64_t{0}));
-    cmd->add_option("--rank-timeout", options->rank_timeout,
-                    "under MPI: seconds a rank may go unheard before it is taken as lost (its node or network "
-                    "down) and the job ends, naming it (default 20)")
-        ->check(CLI::Range(2.0, 86400.0));
-    auto* rules = cmd->add_flag("--rules", options->rules,
-                                "also the .rul tables: values under the variant's move-count draw rules "
-                                "(docs/rules.md), after the plain tables");
-    auto* profile = cmd->add_option("--profile", options->profile,
-                                    "one process: write where the threads' time went to this JSON file, for "
-                                    "bench/studies/thread_model (docs/scaling.md, \"Threads on one node\"); costs about 1%")
-                        ->type_name("FILE");
-    cmd->add_option("--profile-threads", options->profile_threads,
-                    "with --profile: cut each level's work as a build on N threads would (big block pairs one a "
-                    "thread in whole rounds of N), so that bench/studies/thread_model predicts N threads from this run")
-        ->check(CLI::Range(1, 4096))
-        ->needs(profile);
-    cmd->add_flag("--literal-road", options->literal_road,
-                  "Russian, with --rules: 7.2.7's main road read literally (the lone king on it, whatever else "
-                  "stands there) instead of lidraughts' reading (alone on it)")
-        ->needs(rules);
-    cmd->callback([options, pieces, material] {
-        if (pieces->count() == 0 && material->count() == 0)
-            throw CLI::RequiredError("--pieces N or --material M");
-        if (options->literal_road &&
-            draughts::with_variant(options->variant, []<class V>() { return V::draw_rules::main_road.empty(); }, true))
-            throw CLI::ValidationError("--literal-road", "only Russian has a main-road rule (7.2.7); leave it out");
-        run_build(*options);
-    });
 }
 
 }  // namespace dtb::cli

@@ -1,7 +1,6 @@
 // `dtb info`: what a material is made of before anything is built: positions
 // per side to move, men configurations, potential levels and the materials it
 // leads to (docs/design.md, "Materials, index, symmetry", "Solver").
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -16,13 +15,6 @@
 namespace dtb::cli {
 
 namespace {
-
-struct InfoOptions {
-    std::string variant;
-    std::string material;
-    int pieces = 0;
-    bool json = false;
-};
 
 struct MaterialInfo {
     Material material;
@@ -51,12 +43,15 @@ nlohmann::json to_json(std::string_view variant, const MaterialInfo& info) {
 
 std::string successor_list(const MaterialInfo& info) {
     std::string text;
-    for (const Material& s : info.successors) text += (text.empty() ? "" : " ") + s.name();
+    for (const Material& s : info.successors) {
+        if (!text.empty()) text += ' ';
+        text += s.name();
+    }
     return text.empty() ? "-" : text;
 }
 
 template <class V>
-void run_info(const InfoOptions& o) {
+void info_in(const InfoOptions& o) {
     constexpr int n = V::board_size;
     if (!o.material.empty()) {
         const Material m = Material::parse(o.material);
@@ -94,22 +89,8 @@ void run_info(const InfoOptions& o) {
 
 }  // namespace
 
-void add_info_command(CLI::App& app) {
-    auto options = std::make_shared<InfoOptions>();
-    auto* cmd = app.add_subcommand(
-        "info", "Describe a material or every material of N pieces: positions, men configurations, potential levels");
-    add_variant_option(*cmd, options->variant);
-    auto* material = cmd->add_option("--material", options->material, "a material such as KKKvK or KMMvKM");
-    auto* pieces = cmd->add_option("--pieces", options->pieces, "every canonical material of this many pieces")
-                       ->check(CLI::Range(2, 24));
-    material->excludes(pieces);
-    pieces->excludes(material);
-    cmd->add_flag("--json", options->json, "print JSON: an object for --material, an array for --pieces");
-    cmd->callback([options, material, pieces] {
-        if (material->count() + pieces->count() != 1)
-            throw CLI::ValidationError("info", "give one of --material M or --pieces N");
-        draughts::with_variant(options->variant, [&]<class V>() { run_info<V>(*options); });
-    });
+void run_info(const InfoOptions& o) {
+    draughts::with_variant(o.variant, [&]<class V>() { info_in<V>(o); });
 }
 
 }  // namespace dtb::cli

@@ -1,3 +1,5 @@
+// `dtb perft`: the number of move sequences of a given depth from a position,
+// the count of the rules' own published tests (docs/rules.md).
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -7,20 +9,14 @@
 #include "cli/commands.hpp"
 #include "draughts/notation.hpp"
 #include "draughts/perft.hpp"
+#include "draughts/variant.hpp"
 
 namespace dtb::cli {
 
 namespace {
 
-struct PerftOptions {
-    std::string variant;
-    std::string fen;
-    int depth = 0;
-    bool divide = false;
-};
-
 template <class V>
-void run_perft(const PerftOptions& o) {
+void perft_in(const PerftOptions& o) {
     using namespace draughts;
     const auto position = o.fen.empty() ? start_position<V>() : parse_fen<V::board_size>(o.fen);
     const auto start = std::chrono::steady_clock::now();
@@ -42,16 +38,8 @@ void run_perft(const PerftOptions& o) {
 
 }  // namespace
 
-void add_perft_command(CLI::App& app) {
-    auto options = std::make_shared<PerftOptions>();
-    auto* cmd = app.add_subcommand("perft", "Count the move sequences of a given depth (leaf count on the last line)");
-    add_variant_option(*cmd, options->variant);
-    cmd->add_option("--fen", options->fen, "start from this PDN FEN position (default: the variant's start)");
-    cmd->add_option("--depth", options->depth, "number of plies")->required()->check(CLI::Range(0, 64));
-    cmd->add_flag("--divide", options->divide, "list each root move with its leaf count");
-    cmd->callback([options] {
-        draughts::with_variant(options->variant, [&]<class V>() { run_perft<V>(*options); });
-    });
+void run_perft(const PerftOptions& o) {
+    draughts::with_variant(o.variant, [&]<class V>() { perft_in<V>(o); });
 }
 
 }  // namespace dtb::cli

@@ -4,7 +4,6 @@
 // With --rules, the value under the move-count draw rules at the counts of
 // the game (docs/rules.md): `win N`, `loss N` (N the rule distance) or
 // `draw`, then the class, the rule distance and the plies left.
-#include <memory>
 #include <string>
 
 #include <fmt/core.h>
@@ -19,17 +18,8 @@ namespace dtb::cli {
 
 namespace {
 
-struct ProbeOptions {
-    std::string variant;
-    std::string dir;
-    std::string fen;
-    bool line = false;
-    bool rules = false;
-    std::string counts;
-};
-
 template <class V>
-void run_rule_probe(const ProbeOptions& o) {
+void rule_probe_in(const ProbeOptions& o) {
     const auto position = draughts::parse_fen<V::board_size>(o.fen);
     const RuleCounts counts = parse_counts(o.counts);
     const Prober<V> prober(o.dir);
@@ -50,7 +40,7 @@ void run_rule_probe(const ProbeOptions& o) {
 }
 
 template <class V>
-void run_probe(const ProbeOptions& o) {
+void probe_in(const ProbeOptions& o) {
     const auto position = draughts::parse_fen<V::board_size>(o.fen);
     const Prober<V> prober(o.dir);
     const Value value = prober.value(position);
@@ -71,30 +61,12 @@ void run_probe(const ProbeOptions& o) {
 
 }  // namespace
 
-void add_probe_command(CLI::App& app) {
-    auto options = std::make_shared<ProbeOptions>();
-    auto* cmd = app.add_subcommand(
-        "probe", "The value of a position from the tables (last line: win N, loss N or draw; plies, side to move)");
-    add_variant_option(*cmd, options->variant);
-    add_dir_option(*cmd, options->dir);
-    cmd->add_option("fen", options->fen, "the position in PDN FEN, for example W:WK1,K3,K5:BK32")->required();
-    cmd->add_flag("--line", options->line,
-                  "print the moves of perfect play to the end of a won or lost game (a draw: one move that keeps it)");
-    auto* rules = cmd->add_flag("--rules", options->rules,
-                                "the value under the move-count draw rules (docs/rules.md) from the .rul tables; "
-                                "last line win N or loss N (N the rule distance, plies) or draw, with the class");
-    cmd->add_option("--count", options->counts,
-                    "with --rules, the counts of the game in plies: K since the last man move or capture, E since "
-                    "the lone-king ending arose, T (Russian) since the lone king first stood alone on the main road; "
-                    "for example K=12,E=3 (a count left out starts now)")
-        ->needs(rules);
-    cmd->callback([options] {
-        draughts::with_variant(options->variant, [&]<class V>() {
-            if (options->rules)
-                run_rule_probe<V>(*options);
-            else
-                run_probe<V>(*options);
-        });
+void run_probe(const ProbeOptions& o) {
+    draughts::with_variant(o.variant, [&]<class V>() {
+        if (o.rules)
+            rule_probe_in<V>(o);
+        else
+            probe_in<V>(o);
     });
 }
 

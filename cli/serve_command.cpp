@@ -1,7 +1,6 @@
 // `dtb serve`: the tables of every variant in DIR over HTTP (issue 16,
 // explorer/server.hpp), until interrupted (Ctrl-C, SIGTERM).
 #include <csignal>
-#include <memory>
 #include <string>
 #include <thread>
 
@@ -13,13 +12,6 @@
 #include "explorer/server.hpp"
 
 namespace dtb::cli {
-
-namespace {
-
-struct ServeCommandOptions {
-    std::string dir;
-    explorer::ServeOptions serve;
-};
 
 void run_serve(const ServeCommandOptions& o) {
     // The signals that end the server go to one thread that waits for them,
@@ -47,21 +39,6 @@ void run_serve(const ServeCommandOptions& o) {
     waiter.join();
     if (!served) throw std::runtime_error("the server stopped on an error while listening on port " + std::to_string(port));
     fmt::print("dtb serve: stopped\n");
-}
-
-}  // namespace
-
-void add_serve_command(CLI::App& app) {
-    auto options = std::make_shared<ServeCommandOptions>();
-    auto* cmd = app.add_subcommand("serve", "Serve the tables over HTTP: a JSON API (/api/probe, /api/stats)");
-    add_dir_option(*cmd, options->dir);
-    cmd->add_option("--host", options->serve.host, "the address to listen on")->capture_default_str();
-    cmd->add_option("--port", options->serve.port, "the port (0: any free one, printed)")
-        ->capture_default_str()
-        ->check(CLI::Range(0, 65535));
-    cmd->add_option("--threads", options->serve.threads, "request threads (default: 8, or one a core if more)")
-        ->check(CLI::Range(1, 4096));
-    cmd->callback([options] { run_serve(*options); });
 }
 
 }  // namespace dtb::cli

@@ -1,7 +1,6 @@
 // `dtb stats`: wins, draws and losses over every legal placement of a material
 // for each side to move, capture positions included, with the longest win and
 // an example of it (docs/design.md, "Command line").
-#include <memory>
 #include <string>
 #include <tuple>
 
@@ -16,16 +15,8 @@ namespace dtb::cli {
 
 namespace {
 
-struct StatsOptions {
-    std::string variant;
-    std::string dir;
-    std::string material;
-    bool json = false;
-    bool rules = false;
-};
-
 template <class V>
-void run_rule_stats(const StatsOptions& o) {
+void rule_stats_in(const StatsOptions& o) {
     const Prober<V> prober(o.dir);
     const RuleProber<V> rules(prober);
     const auto s = rule_material_stats(prober, rules, Material::parse(o.material));
@@ -57,7 +48,7 @@ void run_rule_stats(const StatsOptions& o) {
 }
 
 template <class V>
-void run_stats(const StatsOptions& o) {
+void stats_in(const StatsOptions& o) {
     const Prober<V> prober(o.dir);
     const auto s = material_stats(prober, Material::parse(o.material));
     if (o.json) {
@@ -77,24 +68,12 @@ void run_stats(const StatsOptions& o) {
 
 }  // namespace
 
-void add_stats_command(CLI::App& app) {
-    auto options = std::make_shared<StatsOptions>();
-    auto* cmd = app.add_subcommand(
-        "stats", "Wins, draws, losses and the longest win of a material, for each side to move");
-    add_variant_option(*cmd, options->variant);
-    add_dir_option(*cmd, options->dir);
-    cmd->add_option("--material", options->material, "the material, for example KKKvK")->required();
-    cmd->add_flag("--json", options->json, "print one JSON object");
-    cmd->add_flag("--rules", options->rules,
-                  "under the move-count draw rules (the .rul tables): the five classes with the count from zero, "
-                  "the rule distances, and the wins that survive a count already at c");
-    cmd->callback([options] {
-        draughts::with_variant(options->variant, [&]<class V>() {
-            if (options->rules)
-                run_rule_stats<V>(*options);
-            else
-                run_stats<V>(*options);
-        });
+void run_stats(const StatsOptions& o) {
+    draughts::with_variant(o.variant, [&]<class V>() {
+        if (o.rules)
+            rule_stats_in<V>(o);
+        else
+            stats_in<V>(o);
     });
 }
 

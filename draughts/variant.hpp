@@ -82,22 +82,37 @@ public:
                                 "international, canadian, russian") {}
 };
 
-// Calls f.template operator()<V>() for the variant named `name` and returns its result.
-// Accepts the aliases english and checkers for american. The 6x6 test boards are
-// reachable only with allow_test_boards.
-template <class F>
-decltype(auto) with_variant(std::string_view name, F&& f, bool allow_test_boards = false) {
+namespace detail {
+template <bool test_boards, class F>
+decltype(auto) with_variant(std::string_view name, F&& f) {
     if (name == "american" || name == "english" || name == "checkers")
         return std::forward<F>(f).template operator()<American>();
     if (name == "brazilian") return std::forward<F>(f).template operator()<Brazilian>();
     if (name == "international") return std::forward<F>(f).template operator()<International>();
     if (name == "canadian") return std::forward<F>(f).template operator()<Canadian>();
     if (name == "russian") return std::forward<F>(f).template operator()<Russian>();
-    if (allow_test_boards) {
+    if constexpr (test_boards) {
         if (name == "international6") return std::forward<F>(f).template operator()<International6>();
         if (name == "american6") return std::forward<F>(f).template operator()<American6>();
     }
     throw UnknownVariant(name);
+}
+}  // namespace detail
+
+// Calls f.template operator()<V>() for the variant named `name` and returns its result.
+// Accepts the aliases english and checkers for american. f is compiled for the five
+// variants only: the 6x6 test boards cost a caller two more copies of its code.
+template <class F>
+decltype(auto) with_variant(std::string_view name, F&& f) {
+    return detail::with_variant<false>(name, std::forward<F>(f));
+}
+
+// As with_variant, and also the 6x6 test boards international6 and american6, for the
+// build drivers (the builder's tests build those boards through them) and the table
+// header's board size.
+template <class F>
+decltype(auto) with_variant_or_test_board(std::string_view name, F&& f) {
+    return detail::with_variant<true>(name, std::forward<F>(f));
 }
 
 }  // namespace draughts

@@ -125,8 +125,7 @@ public:
     Json stats(const Material& m, bool rules) const override {
         if (prober_.tables().find(m).slot < 0)
             throw Refusal(404, "no table of " + m.canonical().name() + " in " + prober_.tables().directory().string() +
-                                   " (build it with dtb build --variant " + std::string(V::name) + " --material " +
-                                   m.canonical().name() + ")");
+                                   " (build it with " + prober_.tables().build_command(m) + ")");
         const std::string key = (rules ? "rules " : "") + m.name();
         std::shared_future<Json> result;
         std::promise<Json> mine;
@@ -193,8 +192,8 @@ const Explorer::Variant* Explorer::find(std::string_view variant) const {
     const auto at = variants_.find(name);
     if (at == variants_.end())
         throw Refusal(404, "no tables of variant " + std::string(name) + " in " + dir_.string() +
-                               " (build them with dtb build --variant " + std::string(name) + " --dir " +
-                               dir_.string() + ")");
+                               " (build those of up to 4 pieces with " + build_command(name, dir_, "--pieces 4") +
+                               ")");
     return at->second.get();
 }
 

@@ -172,8 +172,9 @@ std::string report(const std::string& dir, const Material& m) {
                                 V::name, m.name(), escape(rules->count.article),
                                 rules->count.has_road() ? ", with " + escape(rules->count.road_article) : "");
     } else {
-        rule_note = "<p>No rule table (.rul) of this material: build it with dtb build --rules to see its values "
-                    "under the move-count draw rules.</p>\n";
+        rule_note = "<p>No rule table (.rul) of this material: build it with <code>" +
+                    escape(build_command(V::name, dir, "--material " + m.canonical().name() + " --rules")) +
+                    "</code> to see its values under the move-count draw rules.</p>\n";
     }
     std::string html = fmt::format(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{0} {1}</title><style>{2}</style>"

@@ -5,7 +5,9 @@
 #include <thread>
 
 #include <httplib.h>
+#include <sys/socket.h>
 
+#include "explorer/explorer.hpp"
 #include "explorer/page.hpp"
 
 namespace dtb::explorer {
@@ -44,8 +46,16 @@ Server::Server(const Explorer& explorer, ServeOptions options)
                                                      : std::max<std::size_t>(8, std::thread::hardware_concurrency());
     httplib::Server& s = http_->server;
     s.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+    // SO_REUSEADDR alone, so that a server started again binds while the last
+    // one's connections linger; not cpp-httplib's default SO_REUSEPORT, under
+    // which a second server on a port in use starts and takes part of its
+    // requests.
+    s.set_socket_options([](auto socket) {
+        const int yes = 1;
+        setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    });
     s.Get("/api/probe", [&explorer](const httplib::Request& request, httplib::Response& response) {
-        if (!parameters(request, response, {"variant", "fen"}, "/api/probe?variant=canadian&fen=W:WK1,K2,K3:BK144"))
+        if (!parameters(request, response, {"variant", "fen"}, "/api/probe?variant=canadian&fen=W:WK1,K2,K3:BK72"))
             return;
         std::optional<std::string> counts;
         if (request.has_param("count")) counts = request.get_param_value("count");

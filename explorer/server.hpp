@@ -10,9 +10,9 @@
 #include <memory>
 #include <string>
 
-#include "explorer/explorer.hpp"
-
 namespace dtb::explorer {
+
+class Explorer;
 
 struct ServeOptions {
     std::string host = "127.0.0.1";

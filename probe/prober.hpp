@@ -156,7 +156,7 @@ public:
             const Material canonical = m.canonical();
             throw TableError(TableErrorKind::missing, tables_.path_of(canonical, TableKind::wld),
                              "no table of " + canonical.name() + " in " + tables_.directory().string() +
-                                 " (build it with dtb build --material " + canonical.name() + ")");
+                                 " (build it with " + tables_.build_command(canonical) + ")");
         }
         if (!indexes_[found.slot])
             throw TableError(TableErrorKind::foreign, tables_.path_of(tables_.materials()[found.slot], TableKind::wld),
@@ -232,7 +232,9 @@ private:
                                  std::to_string(h.rules.limit) + ", road limit " + std::to_string(h.rules.road_limit) +
                                  ") than dtb's " + wanted.profile + " rules for " + m.name() + " (limit " +
                                  std::to_string(wanted.limit) + ", road limit " + std::to_string(wanted.road_limit) +
-                                 "): rebuild it with dtb build --rules");
+                                 "): remove it and build it again with " +
+                                 build_command(V::name, file.path().parent_path().parent_path(),
+                                               "--material " + m.name() + " --rules"));
     }
 
     TableSet tables_;

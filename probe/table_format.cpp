@@ -23,7 +23,7 @@ const char* magic_of(TableKind kind) noexcept {
 
 int board_of_variant(std::string_view name) {
     try {
-        return draughts::with_variant(name, []<class V>() { return V::board_size; }, true);
+        return draughts::with_variant_or_test_board(name, []<class V>() { return V::board_size; });
     } catch (const draughts::UnknownVariant&) {
         return 0;
     }

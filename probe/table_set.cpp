@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <bit>
+#include <cctype>
+#include <string_view>
 #include <map>
 
 namespace dtb {
@@ -58,6 +60,18 @@ std::filesystem::path TableSet::path_of(const Material& m, TableKind kind) const
     return directory_ / table_file_name(m, kind);
 }
 
+std::string build_command(std::string_view variant, const std::filesystem::path& dir, std::string_view what) {
+    const std::string path = dir.string();
+    const bool plain = !path.empty() && std::all_of(path.begin(), path.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("/._-+,:=@%").find(c) != std::string_view::npos;
+    });
+    std::string quoted = "'";
+    for (const char c : path) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    quoted += "'";
+    return "dtb build --variant " + std::string(variant) + " --dir " + (plain ? path : quoted) + " " +
+           std::string(what);
+}
+
 const TableFile& TableSet::file(int slot, TableKind kind) const {
     Slot& s = slots_[slot];
     const int k = static_cast<int>(kind);
@@ -68,8 +82,7 @@ const TableFile& TableSet::file(int slot, TableKind kind) const {
     const std::filesystem::path path = path_of(s.material, kind);
     if (!s.present[k])
         throw TableError(TableErrorKind::missing, path,
-                         "no such file (build it with dtb build --material " + s.material.name() +
-                             (kind == TableKind::rul ? " --rules" : "") + ")");
+                         "no such file (build it with " + build_command(s.material, kind == TableKind::rul) + ")");
     try {
         auto table = std::make_unique<TableFile>(TableFile::open(path, {variant_, s.material, kind}));
         check_file_(s.material, *table);

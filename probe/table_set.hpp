@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "probe/block_cache.hpp"
@@ -22,6 +23,12 @@
 namespace dtb {
 
 inline constexpr std::size_t default_cache_bytes = std::size_t{64} << 20;
+
+// The command that builds, in the tables directory `dir`, the tables of
+// `variant` that `what` names ("--material KKvK", "--pieces 4", "--material
+// KKvK --rules"), to paste as it is: `dtb build --variant V --dir DIR WHAT`,
+// DIR quoted for the shell where it needs it.
+std::string build_command(std::string_view variant, const std::filesystem::path& dir, std::string_view what);
 
 class TableSet {
 public:
@@ -39,6 +46,11 @@ public:
     const std::string& variant() const noexcept { return variant_; }
     const std::filesystem::path& directory() const noexcept { return directory_; }
     std::filesystem::path path_of(const Material& m, TableKind kind) const;
+    // The command that builds material m's tables here (dtb::build_command).
+    std::string build_command(const Material& m, bool rules = false) const {
+        return dtb::build_command(variant_, directory_.parent_path(),
+                                  "--material " + m.canonical().name() + (rules ? " --rules" : ""));
+    }
 
     // The tables holding material m, in either orientation: slot -1 if there
     // are none; `mirrored` if m is the mirror of the stored (canonical) material.

@@ -145,7 +145,7 @@ private:
 Tablebase::Tablebase(std::string_view variant, const std::filesystem::path& dir, std::size_t cache_bytes)
     : impl_(draughts::with_variant(variant, [&]<class V>() -> std::unique_ptr<Impl> {
           return std::make_unique<VariantTablebase<V>>(dir, cache_bytes);
-      }, true)) {}
+      })) {}
 
 Tablebase::Tablebase(Tablebase&&) noexcept = default;
 Tablebase& Tablebase::operator=(Tablebase&&) noexcept = default;

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The include graph's layers (builder/README.md): each folder includes only
-# itself and the folders listed before it, and only builder/mpi/ includes MPI.
+# itself and the folders listed before it, only builder/mpi/ includes MPI and
+# only cli/main.cpp includes CLI11 (docs/design.md, "Command line"). And no
+# file points at the plan the project started from, which a clone lacks.
 #
 #     tests/layers_check.sh SOURCE_DIR
 set -euo pipefail
@@ -29,6 +31,15 @@ for ((i = 0; i < ${#layers[@]}; i++)); do
 done
 if grep -rlE '#include [<"]mpi\.h[>"]' draughts probe explorer builder cli | grep -v '^builder/mpi/'; then
   echo "MPI included outside builder/mpi/"
+  status=1
+fi
+if grep -rlE '#include [<"]CLI/' draughts probe explorer builder cli | grep -v '^cli/main\.cpp$'; then
+  echo "CLI11 included outside cli/main.cpp (each file that includes it compiles about 13 s longer)"
+  status=1
+fi
+if grep -rnE 'DESIGN(\.md)? ?§|DESIGN\.md|\.\./shared/' draughts probe explorer builder cli tests bench scripts docs cluster \
+  README.md CMakeLists.txt --exclude=layers_check.sh; then
+  echo "a file points outside the repository: write what it needs into docs/ instead"
   status=1
 fi
 [[ $status == 0 ]] && echo "layers hold: ${layers[*]}"

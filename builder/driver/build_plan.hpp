@@ -1,8 +1,9 @@
-// What a build does (DESIGN.md §6, §7): the materials asked for and all they
-// lead to, in dependency order, which of them are already built (listed in
-// the manifest, files intact) and which must wait for which. One process
-// makes the plan (rank 0 of a distributed build) and holds the tables
-// directory's lock while the build runs.
+// What a build does (docs/design.md, "Solver" and "Table files and the build's
+// directory"): the materials asked for and all they lead to, in dependency
+// order, which of them are already built (listed in the manifest, files intact)
+// and which must wait for which. One process makes the plan (rank 0 of a
+// distributed build) and holds the tables directory's lock while the build
+// runs.
 #pragma once
 
 #include <cstdint>

@@ -284,8 +284,7 @@ RuleBuildReport build_rule_tables(const BuildOptions& options, BuildPlan& plan) 
                 throw std::invalid_argument("--literal-road: " + std::string(V::name) +
                                             " has no main-road rule (only Russian, 7.2.7); leave it out");
             return RuleBuilder<V>(options, plan).run();
-        },
-        true);
+        });
 }
 
 }  // namespace dtb

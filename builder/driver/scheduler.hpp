@@ -1,4 +1,4 @@
-// Who builds what in a distributed build (DESIGN.md §9; docs/design.md,
+// Who builds what in a distributed build (docs/design.md,
 // "Distributed build"): a policy with no MPI in it, driven by the MPI
 // coordinator with real events and by the scaling projection with simulated
 // ones.

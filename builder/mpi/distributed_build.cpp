@@ -561,7 +561,7 @@ bool launched_by_mpi() {
 std::optional<BuildReport> build_tables(const BuildOptions& options) {
     if (options.targets.empty()) throw std::invalid_argument("nothing to build: give --pieces N or --material M");
     // Problems every rank finds alike are reported before MPI starts.
-    draughts::with_variant(options.variant, []<class V>() {}, true);
+    draughts::with_variant(options.variant, []<class V>() {});
     Session session;
     const char* tasks = std::getenv("SLURM_STEP_NUM_TASKS");
     if (session.size == 1 && tasks && std::atoi(tasks) > 1)
@@ -577,7 +577,7 @@ std::optional<BuildReport> build_tables(const BuildOptions& options) {
     }
     try {
         return draughts::with_variant(
-            o.variant, [&]<class V>() { return DistributedBuild<V>(o, session).run(); }, true);
+            o.variant, [&]<class V>() { return DistributedBuild<V>(o, session).run(); });
     } catch (const std::exception& e) {
         fail(e.what());
     }

@@ -1,4 +1,4 @@
-// `dtb build` on many MPI ranks (DESIGN.md §9; docs/design.md, "Distributed
+// `dtb build` on many MPI ranks (docs/design.md, "Distributed
 // build"): `mpiexec -n R dtb build ...` or `srun dtb build ...` with the
 // command line of one process. Rank 0 makes the plan, keeps the manifest and
 // hands out work (scheduler.hpp) from a thread of its own; every rank,

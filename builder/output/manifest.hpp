@@ -1,9 +1,10 @@
-// The manifest of a tables directory (DESIGN.md §7): DIR/VARIANT/manifest.json
-// lists every finished table with its size and table checksum, and the
-// statistics of its material. A build adds a material only once both of its
-// files are in place, and rewrites the manifest under a temporary name that
-// is flushed and renamed, so a killed build leaves either the old manifest or
-// the new one; what it lists is finished.
+// The manifest of a tables directory (docs/design.md, "Table files and the
+// build's directory"): DIR/VARIANT/manifest.json lists every finished table
+// with its size and table checksum, and the statistics of its material. A build
+// adds a material only once both of its files are in place, and rewrites the
+// manifest under a temporary name that is flushed and renamed, so a killed
+// build leaves either the old manifest or the new one; what it lists is
+// finished.
 #pragma once
 
 #include <cstdint>

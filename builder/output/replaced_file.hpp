@@ -1,8 +1,8 @@
 // A file written under a temporary name (FILE.tmp), flushed to disk and only
 // then renamed into place: a process killed meanwhile never leaves a
-// half-written file under the file's name (DESIGN.md §7). The tables, the
-// manifest and `dtb report` are written this way. Errors throw
-// std::runtime_error naming the file and the reason.
+// half-written file under the file's name (docs/design.md, "Table files and the
+// build's directory"). The tables, the manifest and `dtb report` are written
+// this way. Errors throw std::runtime_error naming the file and the reason.
 #pragma once
 
 #include <cstdint>

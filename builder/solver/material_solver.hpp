@@ -1,4 +1,4 @@
-// Retrograde analysis of one material (DESIGN.md §6; docs/design.md, "Solver"
+// Retrograde analysis of one material (docs/design.md, "Solver"
 // and "Distributed build").
 //
 // The unit of work is a block pair: the king placements of one men

@@ -1,4 +1,4 @@
-// The ranks that solve one material together (DESIGN.md §9; docs/design.md,
+// The ranks that solve one material together (docs/design.md,
 // "Distributed build"). The solver and the table writer talk to their team
 // through this interface only, so they know nothing of MPI (the way Pentago's
 // solver is kept apart from its transport): `SoloTeam` is the one-process

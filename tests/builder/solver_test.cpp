@@ -34,7 +34,7 @@ void check_build(int pieces, std::uint64_t memory = 0, const SolverOptions& solv
     o.block_shift = 10;
     o.wld_compression_level = 3;
     o.output = BuildOptions::Output::quiet;
-    const BuildReport report = build_tables(o);
+    const BuildReport report = build_tables_of<V>(o);
     ASSERT_EQ(report.materials.size(), build_order(targets).size());
 
     const Prober<V> prober(dir.path());

@@ -52,7 +52,7 @@ void check_team(int pieces, int members, const TeamOptions& options, Held held =
     o.team = options;
     const test::TemporaryDirectory reference{"team-reference-" + std::string(V::name)};
     o.dir = reference.path();
-    build_tables(o);
+    build_tables_of<V>(o);
 
     const test::TemporaryDirectory teams{"team-" + std::string(V::name)};
     o.dir = teams.path();

@@ -78,3 +78,17 @@ run(2 info --variant american --pieces 1)
 # Sorted by (white men, white kings, black men, black kings).
 run(0 info --variant canadian --material KMvM --json)
 expect_list("${out}" successors KvK KvM KKvM MvM KMvK)
+
+# The version, and help as a subcommand.
+run(0 --version)
+if(NOT out MATCHES "^dtb [0-9]+\\.[0-9]+\\.[0-9]+$")
+  message(FATAL_ERROR "dtb --version: ${out}")
+endif()
+run(0 help)
+expect_in("${out}" "Usage: dtb [OPTIONS] SUBCOMMAND")
+expect_in("${out}" "build")
+run(0 help build)
+expect_in("${out}" "Usage: dtb build [OPTIONS]")
+expect_in("${out}" "--memory")
+run(2 help chess)
+expect_in("${err}" "no subcommand 'chess': run dtb help for the list")

@@ -151,7 +151,7 @@ expect_in("${err}" "7.2.7")
 # A missing and a damaged rule table: named, with what to do.
 file(REMOVE ${work}/intl/international/KvK.rul)
 run(1 probe --variant international --dir ${work}/intl --rules W:WK1:BK5)
-expect_in("${err}" "KvK.rul: no such file (build it with dtb build --material KvK --rules)")
+expect_in("${err}" "KvK.rul: no such file (build it with dtb build --variant international --dir ${work}/intl --material KvK --rules)")
 # One byte of the last block changed.
 file(SIZE ${work}/intl/international/KKvK.rul size)
 math(EXPR at "${size} - 20")

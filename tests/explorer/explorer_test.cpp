@@ -341,6 +341,36 @@ TEST(ExplorerApi, BadInput) {
     EXPECT_THROW(explorer::Explorer(dir.path() / "american"), std::runtime_error);  // no variant folders
 }
 
+// A second server on a port in use is refused, and the first keeps every
+// request (cpp-httplib's default SO_REUSEPORT let both listen and split them).
+TEST(ExplorerServer, RefusesAPortInUse) {
+    const std::vector<Material> targets = {Material::parse("KvK")};
+    const test::BruteForce<draughts::American> truth(targets);
+    const test::TemporaryDirectory dir{"explorer-port"};
+    test::write_true_tables(truth, targets, dir.path());
+    const explorer::Explorer api(dir.path());
+    explorer::Server first(api, {"127.0.0.1", 0, 2});
+    const int port = first.bind();
+    std::thread serving([&] { first.run(); });
+    explorer::Server second(api, {"127.0.0.1", port, 2});
+    try {
+        second.bind();
+        ADD_FAILURE() << "a second server bound port " << port;
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("port " + std::to_string(port) + ": the port is taken"),
+                  std::string::npos)
+            << e.what();
+    }
+    httplib::Client client("127.0.0.1", port);
+    for (int i = 0; i < 8; ++i) {
+        const auto r = client.Get("/api/variants");
+        ASSERT_TRUE(r);
+        EXPECT_EQ(r->status, 200);
+    }
+    first.stop();
+    serving.join();
+}
+
 // The API over HTTP on loopback: the same answers, errors in JSON, and many
 // clients at once for a bounded time without a failed request.
 TEST(ExplorerServer, AnswersOverHttp) {
