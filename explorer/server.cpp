@@ -78,10 +78,31 @@ Server::Server(const Explorer& explorer, ServeOptions options)
         s.Get(std::string(file.path), handler);
         if (file.path == "/index.html") s.Get("/", handler);
     }
-    // Any other path, and what a handler throws, still answers in JSON.
+    // Only GET is served: any other method is told so (405), whatever the path.
+    const auto only_get = [](const httplib::Request& request, httplib::Response& response) {
+        response.set_header("Allow", "GET");
+        refuse(response, 405, request.method + " " + request.path + ": the explorer answers GET requests only");
+    };
+    s.Post(".*", only_get);
+    s.Put(".*", only_get);
+    s.Patch(".*", only_get);
+    s.Delete(".*", only_get);
+    s.Options(".*", only_get);
+    // A body is never needed: one over 64 KiB is refused (413) before it is read.
+    s.set_payload_max_length(std::size_t{1} << 16);
+    // Any other path, what cpp-httplib refuses itself (a body or a URL too
+    // long: 413, 414), and what a handler throws still answer in JSON.
     s.set_error_handler([](const httplib::Request& request, httplib::Response& response) {
-        if (response.status == 404 && response.body.empty())
-            refuse(response, 404, "no such page: " + request.path + " (the explorer is at /, the API at /api/probe, /api/stats, /api/variants)");
+        if (!response.body.empty()) return;
+        switch (response.status) {
+            case 404:
+                refuse(response, 404, "no such page: " + request.path +
+                                          " (the explorer is at /, the API at /api/probe, /api/stats, /api/variants)");
+                break;
+            case 413: refuse(response, 413, "the request's body is too long: the explorer needs none"); break;
+            case 414: refuse(response, 414, "the URL is too long: a FEN and a material fit in a few hundred characters"); break;
+            default: refuse(response, response.status, "the request was refused (HTTP " + std::to_string(response.status) + ")");
+        }
     });
     s.set_exception_handler([](const httplib::Request&, httplib::Response& response, std::exception_ptr thrown) {
         try {

@@ -12,6 +12,7 @@
 #include <map>
 #include <set>
 #include <thread>
+#include <tuple>
 
 #include <fmt/core.h>
 #include <httplib.h>
@@ -407,6 +408,25 @@ TEST(ExplorerServer, AnswersOverHttp) {
         ASSERT_TRUE(r);
         EXPECT_EQ(r->status, status) << path;
         EXPECT_TRUE(Json::parse(r->body).contains("error")) << path << " " << r->body;
+    }
+
+    // Other methods, and what cpp-httplib refuses itself, answer in JSON too.
+    for (const auto& [method, path, body, status] : std::vector<std::tuple<std::string, std::string, std::string, int>>{
+             {"POST", "/api/probe", "x=1", 405},
+             {"DELETE", "/", "", 405},
+             {"PUT", "/api/stats", std::string(std::size_t{1} << 17, 'a'), 413},
+             {"GET", "/api/probe?variant=american&fen=" + std::string(20000, 'W'), "", 414}}) {
+        httplib::Request request;
+        request.method = method;
+        request.path = path;
+        request.body = body;
+        if (!body.empty()) request.set_header("Content-Type", "text/plain");
+        const auto reply = client.send(request);
+        ASSERT_TRUE(reply) << method << " " << path.substr(0, 40);
+        EXPECT_EQ(reply->status, status) << method << " " << path.substr(0, 40);
+        EXPECT_EQ(reply->get_header_value("Content-Type"), "application/json") << method;
+        EXPECT_TRUE(Json::parse(reply->body).contains("error")) << method << " " << reply->body;
+        if (status == 405) EXPECT_EQ(reply->get_header_value("Allow"), "GET");
     }
 
     // Many clients, each probing positions in turn, for a bounded time.
