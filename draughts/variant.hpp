@@ -107,9 +107,8 @@ decltype(auto) with_variant(std::string_view name, F&& f) {
     return detail::with_variant<false>(name, std::forward<F>(f));
 }
 
-// As with_variant, and also the 6x6 test boards international6 and american6, for the
-// build drivers (the builder's tests build those boards through them) and the table
-// header's board size.
+// As with_variant, and also the 6x6 test boards international6 and american6: for the
+// table header's board size, which the tests' tables of those boards carry.
 template <class F>
 decltype(auto) with_variant_or_test_board(std::string_view name, F&& f) {
     return detail::with_variant<true>(name, std::forward<F>(f));

@@ -342,18 +342,30 @@ TEST(ExplorerApi, BadInput) {
     EXPECT_THROW(explorer::Explorer(dir.path() / "american"), std::runtime_error);  // no variant folders
 }
 
+// True American tables of `targets` (the brute-force solver's) served on a
+// free loopback port from construction to destruction.
+struct ServedTables {
+    ServedTables(const std::vector<Material>& targets, const std::string& name, int threads)
+        : truth(targets), dir{name}, api((test::write_true_tables(truth, targets, dir.path()), dir.path())),
+          server(api, {"127.0.0.1", 0, threads}), port(server.bind()), serving([this] { server.run(); }) {}
+    ~ServedTables() {
+        server.stop();
+        serving.join();
+    }
+    const test::BruteForce<draughts::American> truth;
+    const test::TemporaryDirectory dir;
+    const explorer::Explorer api;
+    explorer::Server server;
+    const int port;
+    std::thread serving;
+};
+
 // A second server on a port in use is refused, and the first keeps every
 // request (cpp-httplib's default SO_REUSEPORT let both listen and split them).
 TEST(ExplorerServer, RefusesAPortInUse) {
-    const std::vector<Material> targets = {Material::parse("KvK")};
-    const test::BruteForce<draughts::American> truth(targets);
-    const test::TemporaryDirectory dir{"explorer-port"};
-    test::write_true_tables(truth, targets, dir.path());
-    const explorer::Explorer api(dir.path());
-    explorer::Server first(api, {"127.0.0.1", 0, 2});
-    const int port = first.bind();
-    std::thread serving([&] { first.run(); });
-    explorer::Server second(api, {"127.0.0.1", port, 2});
+    const ServedTables first({Material::parse("KvK")}, "explorer-port", 2);
+    const int port = first.port;
+    explorer::Server second(first.api, {"127.0.0.1", port, 2});
     try {
         second.bind();
         ADD_FAILURE() << "a second server bound port " << port;
@@ -368,21 +380,15 @@ TEST(ExplorerServer, RefusesAPortInUse) {
         ASSERT_TRUE(r);
         EXPECT_EQ(r->status, 200);
     }
-    first.stop();
-    serving.join();
 }
 
 // The API over HTTP on loopback: the same answers, errors in JSON, and many
 // clients at once for a bounded time without a failed request.
 TEST(ExplorerServer, AnswersOverHttp) {
-    const std::vector<Material> targets = {Material::parse("KMvK"), Material::parse("KKvK")};
-    const test::BruteForce<draughts::American> truth(targets);
-    const test::TemporaryDirectory dir{"explorer-http"};
-    test::write_true_tables(truth, targets, dir.path());
-    const explorer::Explorer api(dir.path());
-    explorer::Server server(api, {"127.0.0.1", 0, 16});
-    const int port = server.bind();
-    std::thread serving([&] { server.run(); });
+    ServedTables served({Material::parse("KMvK"), Material::parse("KKvK")}, "explorer-http", 16);
+    const auto& truth = served.truth;
+    const auto& api = served.api;
+    const int port = served.port;
     httplib::Client client("127.0.0.1", port);
     const auto get = [&](const std::string& path) {
         auto r = client.Get(path.c_str());
@@ -455,8 +461,6 @@ TEST(ExplorerServer, AnswersOverHttp) {
             }
         });
     for (auto& t : threads) t.join();
-    server.stop();
-    serving.join();
     std::vector<double> all;
     for (const auto& l : latencies) all.insert(all.end(), l.begin(), l.end());
     std::sort(all.begin(), all.end());
