@@ -10,6 +10,7 @@
 #include <fmt/core.h>
 
 #include "cli/commands.hpp"
+#include "dtb.h"
 #include "draughts/variant.hpp"
 
 namespace dtb::cli {
@@ -211,7 +212,7 @@ int main(int argc, char** argv) {
     add_build_command(app);
     add_serve_command(app);
     add_report_command(app);
-    app.set_version_flag("--version", "dtb " DTB_VERSION);
+    app.set_version_flag("--version", std::string("dtb ") + dtb_version());
     std::string topic;
     auto* help = app.add_subcommand("help", "This help, or with a subcommand's name that subcommand's");
     help->add_option("subcommand", topic, "the subcommand, for example build");

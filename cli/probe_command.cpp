@@ -33,9 +33,9 @@ void rule_probe_in(const ProbeOptions& o) {
     if (const auto best = rules.best_move(position, counts))
         fmt::print("best move: {} (counts after it: {}; {} for the side to move then)\n",
                    draughts::move_to_text<V>(position, best->move), to_string(best->counts),
-                   to_string(best->after.label));
+                   to_string(best->after.rule_class));
     const std::string head = v.wdl == Wdl::draw ? "draw" : (v.wdl == Wdl::win ? "win " : "loss ") + std::to_string(v.distance.plies);
-    fmt::print("{} ({}; rule distance {}, {} plies left)\n", head, to_string(v.label), to_string(v.distance),
+    fmt::print("{} ({}; rule distance {}, {} plies left)\n", head, to_string(v.rule_class), to_string(v.distance),
                v.plies_left);
 }
 

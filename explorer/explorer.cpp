@@ -19,10 +19,13 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// A request that cannot be answered: the status and what to say.
+// A request that cannot be answered: the status, what to tell the visitor,
+// and what to tell the operator (the server's log) when there is more to say.
 struct Refusal : std::runtime_error {
-    Refusal(int status, const std::string& what) : std::runtime_error(what), status(status) {}
+    Refusal(int status, const std::string& what, std::string log = {})
+        : std::runtime_error(what), status(status), log(std::move(log)) {}
     int status;
+    std::string log;
 };
 
 Json value_json(Json j, Value v) {
@@ -31,29 +34,41 @@ Json value_json(Json j, Value v) {
     return j;
 }
 
-// Runs `answer`, turning what it throws into the reply the API gives.
+// Runs `answer`, turning what it throws into the reply the API gives: the
+// visitor is told what is wrong with the request or that the server lacks a
+// table; the files, their faults and the commands that build them go to the
+// operator's log.
 template <class F>
 Reply guarded(F&& answer) {
-    const auto refuse = [](int status, const std::string& what) { return Reply{status, Json{{"error", what}}}; };
+    const auto refuse = [](int status, const std::string& what, std::string log = {}) {
+        return Reply{status, Json{{"error", what}}, std::move(log)};
+    };
     try {
-        return Reply{200, answer()};
+        return Reply{200, answer(), {}};
     } catch (const Refusal& e) {
-        return refuse(e.status, e.what());
+        return refuse(e.status, e.what(), e.log);
     } catch (const TableError& e) {
-        return refuse(e.kind() == TableErrorKind::missing ? 404 : 400, e.what());
+        const std::string table = e.file().filename().string();
+        if (e.kind() == TableErrorKind::missing)
+            return refuse(404, "this server has no table of " + e.file().stem().string() +
+                                   (e.file().extension() == ".rul" ? " under the draw rules" : ""),
+                          e.what());
+        return refuse(500, "a table of this server cannot be read (" + table + ": " + std::string(to_string(e.kind())) +
+                               "); its operator's log says more",
+                      e.what());
     } catch (const RulesRefused& e) {  // a material without rule tables
         return refuse(400, e.what());
     } catch (const std::invalid_argument& e) {  // FEN, position, material, variant
         return refuse(400, e.what());
     } catch (const std::exception& e) {
-        return refuse(500, e.what());
+        return refuse(500, "the server failed on this request; its operator's log says why", e.what());
     }
 }
 
 // A value under the rules (RuleValue) with the counts it was taken at.
 Json rule_json(const RuleValue& r, const RuleCounts& counts) {
     Json j = value_json({{"counts", to_string(counts)}}, Value{r.wdl, r.wdl == Wdl::draw ? 0 : r.distance.plies});
-    j["class"] = to_string(r.label);
+    j["class"] = to_string(r.rule_class);
     j["distance"] = value_json(Json::object(), r.distance);
     j["plies_left"] = r.plies_left;
     j["rule"] = r.article;
@@ -124,8 +139,9 @@ public:
 
     Json stats(const Material& m, bool rules) const override {
         if (prober_.tables().find(m).slot < 0)
-            throw Refusal(404, "no table of " + m.canonical().name() + " in " + prober_.tables().directory().string() +
-                                   " (build it with " + prober_.tables().build_command(m) + ")");
+            throw Refusal(404, "this server has no table of " + m.canonical().name(),
+                          "no table of " + m.canonical().name() + " in " + prober_.tables().directory().string() +
+                              " (build it with " + prober_.tables().build_command(m) + ")");
         const std::string key = (rules ? "rules " : "") + m.name();
         std::shared_future<Json> result;
         std::promise<Json> mine;
@@ -152,7 +168,27 @@ public:
     Json describe() const override {
         Json materials = Json::array();
         for (const Material& m : prober_.tables().materials()) materials.push_back(m.name());
-        return {{"name", V::name}, {"board_size", N}, {"materials", std::move(materials)}};
+        return {{"name", V::name}, {"board_size", N}, {"materials", std::move(materials)}, {"counts", counts()}};
+    }
+
+    // The counts of the game the variant's draw rules keep (docs/rules.md):
+    // [{"name" (K, E, T), "meaning", "rules": [{"limit" (plies), "article"}]}].
+    static Json counts() {
+        using Rules = typename V::draw_rules;
+        const auto count = [](const char* name, const char* meaning, const auto& rules) {
+            Json list = Json::array();
+            for (const auto& r : rules) list.push_back({{"limit", r.limit}, {"article", r.article}});
+            return Json{{"name", name}, {"meaning", meaning}, {"rules", std::move(list)}};
+        };
+        Json all = Json::array();
+        all.push_back(count("K", "plies since the last man move or capture", std::array{Rules::kings_only}));
+        if (!Rules::lone_king.empty())
+            all.push_back(count("E", "plies since the current ending of one king against a few pieces arose",
+                                Rules::lone_king));
+        if (!Rules::main_road.empty())
+            all.push_back(count("T", "plies since the lone king first stood alone on the main road (the long diagonal)",
+                                Rules::main_road));
+        return all;
     }
 
 private:
@@ -190,10 +226,13 @@ const Explorer::Variant* Explorer::find(std::string_view variant) const {
     // The canonical name (english and checkers are american); an unknown one throws.
     const std::string_view name = draughts::with_variant(variant, []<class V>() { return V::name; });
     const auto at = variants_.find(name);
-    if (at == variants_.end())
-        throw Refusal(404, "no tables of variant " + std::string(name) + " in " + dir_.string() +
-                               " (build those of up to 4 pieces with " + build_command(name, dir_, "--pieces 4") +
-                               ")");
+    if (at == variants_.end()) {
+        std::string served;
+        for (const auto& [v, tables] : variants_) served += (served.empty() ? "" : ", ") + v;
+        throw Refusal(404, "this server has no tables of variant " + std::string(name) + " (it has " + served + ")",
+                      "no tables of variant " + std::string(name) + " in " + dir_.string() +
+                          " (build those of up to 4 pieces with " + build_command(name, dir_, "--pieces 4") + ")");
+    }
     return at->second.get();
 }
 

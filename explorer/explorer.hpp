@@ -18,10 +18,14 @@
 namespace dtb::explorer {
 
 // An answer: the HTTP status and the JSON body. A failed request has status
-// 400 (404 for a table or variant that is not there) and body {"error": "..."}.
+// 400 (404 for a table or variant that is not there, 500 for a fault) and
+// body {"error": "..."}, a message for the visitor: it names no file of the
+// server and no command. What the operator needs (the file, the error, the
+// `dtb build` that makes a missing table) is in `log`, for the server's log.
 struct Reply {
     int status = 200;
     nlohmann::ordered_json body;
+    std::string log;  // empty when there is nothing for the operator
 };
 
 class Explorer {

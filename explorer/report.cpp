@@ -1,7 +1,9 @@
 #include "explorer/report.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
+#include <utility>
 #include <vector>
 
 #include <fmt/core.h>
@@ -67,30 +69,59 @@ std::string board_svg(const draughts::Position<N>& p) {
     return svg + "</svg>";
 }
 
-// Wins up and losses down by distance.
+// 1234567 as "1.2M", 35000 as "35K": axis labels.
+std::string compact(double n) {
+    constexpr std::pair<double, const char*> units[] = {{1e12, "T"}, {1e9, "B"}, {1e6, "M"}, {1e3, "K"}};
+    for (const auto& [unit, suffix] : units)
+        if (n >= unit) return fmt::format("{:g}{}", std::round(n / unit * 10) / 10, suffix);
+    return fmt::format("{:g}", n);
+}
+
+// Wins up and losses down by distance, positions on a logarithmic scale (a
+// bar of one position still shows beside 10^9), the powers of ten marked,
+// as the explorer page draws it.
 std::string chart_svg(const SideStats& s) {
     const std::size_t plies = std::max<std::size_t>({s.wins_at.size(), s.losses_at.size(), 2}) - 1;
     const std::uint64_t top = std::max<std::uint64_t>(
         1, std::max(s.wins_at.empty() ? 0 : *std::max_element(s.wins_at.begin(), s.wins_at.end()),
                     s.losses_at.empty() ? 0 : *std::max_element(s.losses_at.begin(), s.losses_at.end())));
-    const double w = 760, h = 240, left = 60, mid = h / 2, bar = (w - left - 10) / static_cast<double>(plies + 1);
-    const auto height = [&](std::uint64_t n) { return static_cast<double>(n) / static_cast<double>(top) * (mid - 10); };
+    const int decades = std::max(1, static_cast<int>(std::ceil(std::log10(static_cast<double>(top) + 1))));
+    const double w = 760, h = 260, left = 56, margin = 8, mid = margin + (h - margin - 30) / 2, half = mid - margin;
+    const double bar = (w - left - 10) / static_cast<double>(plies + 1);
+    const auto height = [&](double n) { return std::log10(n + 1) / decades * half; };
     std::string svg = fmt::format(
-        R"(<svg class="chart" viewBox="0 0 {} {}" role="img" aria-label="wins and losses by distance in plies">)", w,
-        h + 20);
-    for (std::size_t i = 0; i < s.wins_at.size(); ++i)
-        if (s.wins_at[i])
-            svg += fmt::format(R"(<rect class="win-bar" x="{:.2f}" y="{:.2f}" width="{:.2f}" height="{:.2f}"><title>win in {} plies: {}</title></rect>)",
-                               left + i * bar, mid - height(s.wins_at[i]), bar * 0.9, height(s.wins_at[i]), i, s.wins_at[i]);
-    for (std::size_t i = 0; i < s.losses_at.size(); ++i)
-        if (s.losses_at[i])
-            svg += fmt::format(R"(<rect class="loss-bar" x="{:.2f}" y="{:.2f}" width="{:.2f}" height="{:.2f}"><title>loss in {} plies: {}</title></rect>)",
-                               left + i * bar, mid, bar * 0.9, height(s.losses_at[i]), i, s.losses_at[i]);
-    svg += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#333"/>)", left, mid, w, mid);
-    svg += fmt::format(R"(<text x="0" y="14">wins {}</text><text x="0" y="{}">losses</text>)", top, h - 4);
-    const std::size_t step = std::max<std::size_t>(1, (plies + 9) / 10);
+        R"(<svg class="chart" viewBox="0 0 {} {}" role="img" aria-label="wins and losses by distance in plies, positions on a logarithmic scale">)",
+        w, h);
+    for (int d = 1; d <= decades; ++d) {
+        const double power = std::pow(10.0, d);
+        for (const double y : {mid - height(power - 1), mid + height(power - 1)})
+            svg += fmt::format(R"(<line class="grid" x1="{}" y1="{:.2f}" x2="{}" y2="{:.2f}"/>)"
+                               R"(<text class="axis" x="{}" y="{:.2f}" text-anchor="end">{}</text>)",
+                               left, y, w - 10, y, left - 4, y + 4, compact(power));
+    }
+    const auto bars = [&](const std::vector<std::uint64_t>& at, bool wins) {
+        for (std::size_t i = 0; i < at.size(); ++i)
+            if (at[i]) {
+                const double b = height(static_cast<double>(at[i]));
+                svg += fmt::format(
+                    R"(<rect class="{}" x="{:.2f}" y="{:.2f}" width="{:.2f}" height="{:.2f}"><title>{} in {} plies: {} positions</title></rect>)",
+                    wins ? "win-bar" : "loss-bar", left + static_cast<double>(i) * bar, wins ? mid - b : mid, bar * 0.9,
+                    b, wins ? "win" : "loss", i, at[i]);
+            }
+    };
+    bars(s.wins_at, true);
+    bars(s.losses_at, false);
+    svg += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#333"/>)", left, mid, w - 10, mid);
+    svg += fmt::format(R"(<text class="axis" x="{2}" y="{0}" text-anchor="end">wins ↑</text>)"
+                       R"(<text class="axis" x="{2}" y="{1}" text-anchor="end">losses ↓</text>)",
+                       margin + 10, mid + half - 2, w - 12);
+    const std::size_t step = std::max<std::size_t>(1, (plies + 14) / 15);
     for (std::size_t i = 0; i <= plies; i += step)
-        svg += fmt::format(R"(<text x="{:.2f}" y="{}">{}</text>)", left + i * bar, h + 14, i);
+        svg += fmt::format(R"(<text class="axis" x="{:.2f}" y="{}" text-anchor="middle">{}</text>)",
+                           left + static_cast<double>(i) * bar + bar * 0.45, h - 16, i);
+    svg += fmt::format(R"(<text class="axis" x="{}" y="{}" text-anchor="middle">distance to the end in plies (a move of )"
+                       R"(one player is 1 ply)</text>)",
+                       left + (w - left) / 2, h - 2);
     return svg + "</svg>";
 }
 
@@ -106,7 +137,7 @@ std::string survival_svg(const std::vector<std::uint64_t>& within) {
         svg += fmt::format(R"(<rect class="win-bar" x="{:.2f}" y="{:.2f}" width="{:.2f}" height="{:.2f}"><title>count at {}: {} wins left</title></rect>)",
                            left + static_cast<double>(c) * bar, h - height, bar * 0.9, height, c, within[c]);
     }
-    svg += fmt::format(R"(<text x="0" y="14">wins {}</text><text x="0" y="{}">0</text>)", top, h);
+    svg += fmt::format(R"(<text x="0" y="14">{}</text><text x="0" y="{}">0</text>)", compact(static_cast<double>(top)), h);
     const std::size_t step = std::max<std::size_t>(1, (within.size() + 9) / 10);
     for (std::size_t c = 0; c < within.size(); c += step)
         svg += fmt::format(R"(<text x="{:.2f}" y="{}">{}</text>)", left + static_cast<double>(c) * bar, h + 14, c);
@@ -167,10 +198,16 @@ std::string report(const std::string& dir, const Material& m) {
     const TableSet::Found found = prober.tables().find(m);
     if (found.slot >= 0 && prober.tables().has(found.slot, TableKind::rul)) {
         rules = rule_material_stats(prober, RuleProber<V>(prober), m);
-        rule_note = fmt::format("<p class=\"rule\">Draw rule of {} governing {}: {}{}. A win is a <i>cursed win</i> "
-                                "when the count draws it, a loss a <i>blessed loss</i> (docs/rules.md).</p>\n",
-                                V::name, m.name(), escape(rules->count.article),
-                                rules->count.has_road() ? ", with " + escape(rules->count.road_article) : "");
+        rule_note = fmt::format(
+            "<p class=\"rule\">Draw rule of {} governing {}: {}{}. The game is drawn when this count of plies reaches "
+            "its limit ({} plies). Under it a position is a win, a <i>cursed win</i> (won with perfect play, but the "
+            "count runs out first: a draw), a draw, a <i>blessed loss</i> (lost with perfect play, saved by the count) "
+            "or a loss. The <i>rule distance</i> is the plies until the win is safe from the count: the win itself, "
+            "or the move (a man's move, a capture, a new ending) that starts the count again in a position still "
+            "won; a position is won under the rules while its rule distance is at most the plies left on the count, "
+            "so it can be shorter than the plain distance.</p>\n",
+            V::name, m.name(), escape(rules->count.article),
+            rules->count.has_road() ? ", with " + escape(rules->count.road_article) : "", rules->count.limit);
     } else {
         rule_note = "<p>No rule table (.rul) of this material: build it with <code>" +
                     escape(build_command(V::name, dir, "--material " + m.canonical().name() + " --rules")) +
@@ -180,7 +217,9 @@ std::string report(const std::string& dir, const Material& m) {
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{0} {1}</title><style>{2}</style>"
         "</head><body>\n<h1>{0} {1}</h1>\n<p>{3} positions for each side to move, from the tables in {4}. "
         "Distances are in plies, with perfect play: the winner wins as fast as it can, the loser holds out as long "
-        "as it can. Capture positions are counted with the value of their best capture.</p>\n",
+        "as it can. A ply is one turn of one player, so a move in a game score (one turn of each) is two plies: a "
+        "win in 15 plies ends with the winner's 8th move. Capture positions are counted with the value of their "
+        "best capture.</p>\n",
         V::name, m.name(), style(), s.positions_per_side, escape(dir));
     html += rule_note;
     const GoverningCount* count = rules ? &rules->count : nullptr;

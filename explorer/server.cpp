@@ -1,6 +1,7 @@
 #include "explorer/server.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <stdexcept>
 #include <thread>
 
@@ -14,13 +15,26 @@ namespace dtb::explorer {
 
 namespace {
 
-void send(httplib::Response& response, const Reply& reply) {
+// What the operator needs to know of a request (a missing or damaged table,
+// a fault), on the server's standard error, one line a request.
+void log_for_operator(const httplib::Request& request, int status, const std::string& what) {
+    std::string target = request.path;
+    for (char separator = '?'; const auto& [name, value] : request.params) {
+        target += separator + name + "=" + value;
+        separator = '&';
+    }
+    std::fprintf(stderr, "dtb serve: %s %s: %d: %s\n", request.method.c_str(), target.c_str(), status, what.c_str());
+}
+
+void send(const httplib::Request& request, httplib::Response& response, const Reply& reply) {
+    if (!reply.log.empty()) log_for_operator(request, reply.status, reply.log);
     response.status = reply.status;
     response.set_content(reply.body.dump(), "application/json");
 }
 
 void refuse(httplib::Response& response, int status, const std::string& what) {
-    send(response, Reply{status, {{"error", what}}});
+    response.status = status;
+    response.set_content(nlohmann::ordered_json{{"error", what}}.dump(), "application/json");
 }
 
 // The query parameters `names`, all required: false (and a 400 reply) if one is missing.
@@ -32,6 +46,25 @@ bool parameters(const httplib::Request& request, httplib::Response& response,
             return false;
         }
     return true;
+}
+
+// A count written in the URL with its '=' as it is (count=E=21): a URL's
+// parameters are split at '=', so the value would arrive cut. The message
+// gives the parameter written as it must be; empty when there is none.
+std::string count_written_plainly(const httplib::Request& request) {
+    const std::string& target = request.target;
+    std::size_t at = target.find('?');
+    while (at != std::string::npos) {
+        const std::size_t end = target.find('&', at + 1);
+        const std::string item = target.substr(at + 1, end == std::string::npos ? end : end - at - 1);
+        if (item.starts_with("count=") && item.find('=', 6) != std::string::npos) {
+            std::string written = "count=";
+            for (const char c : item.substr(6)) written += c == '=' ? "%3D" : c == ',' ? "%2C" : std::string(1, c);
+            return "the count's '=' must be written %3D in a URL: " + written + " (" + item.substr(6) + ")";
+        }
+        at = end;
+    }
+    return {};
 }
 
 }  // namespace
@@ -57,18 +90,19 @@ Server::Server(const Explorer& explorer, ServeOptions options)
     s.Get("/api/probe", [&explorer](const httplib::Request& request, httplib::Response& response) {
         if (!parameters(request, response, {"variant", "fen"}, "/api/probe?variant=canadian&fen=W:WK1,K2,K3:BK72"))
             return;
+        if (const std::string plain = count_written_plainly(request); !plain.empty()) return refuse(response, 400, plain);
         std::optional<std::string> counts;
         if (request.has_param("count")) counts = request.get_param_value("count");
-        send(response, explorer.probe(request.get_param_value("variant"), request.get_param_value("fen"), counts));
+        send(request, response, explorer.probe(request.get_param_value("variant"), request.get_param_value("fen"), counts));
     });
     s.Get("/api/stats", [&explorer](const httplib::Request& request, httplib::Response& response) {
         if (!parameters(request, response, {"variant", "material"}, "/api/stats?variant=canadian&material=KKKvK"))
             return;
-        send(response, explorer.stats(request.get_param_value("variant"), request.get_param_value("material"),
+        send(request, response, explorer.stats(request.get_param_value("variant"), request.get_param_value("material"),
                                       request.has_param("rules")));
     });
-    s.Get("/api/variants", [&explorer](const httplib::Request&, httplib::Response& response) {
-        send(response, explorer.variant_list());
+    s.Get("/api/variants", [&explorer](const httplib::Request& request, httplib::Response& response) {
+        send(request, response, explorer.variant_list());
     });
     // The page: its files by name, index.html at /.
     for (const PageFile& file : page_files()) {
@@ -104,14 +138,15 @@ Server::Server(const Explorer& explorer, ServeOptions options)
             default: refuse(response, response.status, "the request was refused (HTTP " + std::to_string(response.status) + ")");
         }
     });
-    s.set_exception_handler([](const httplib::Request&, httplib::Response& response, std::exception_ptr thrown) {
+    s.set_exception_handler([](const httplib::Request& request, httplib::Response& response, std::exception_ptr thrown) {
         try {
             std::rethrow_exception(thrown);
         } catch (const std::exception& e) {
-            refuse(response, 500, e.what());
+            log_for_operator(request, 500, e.what());
         } catch (...) {
-            refuse(response, 500, "unknown error");
+            log_for_operator(request, 500, "unknown error");
         }
+        refuse(response, 500, "the server failed on this request; its operator's log says why");
     });
 }
 

@@ -74,7 +74,7 @@ dtb_value to_c(dtb::Value v) noexcept { return {static_cast<int>(v.wdl), v.plies
 const char* to_c(std::string_view article) noexcept { return article.empty() ? "" : article.data(); }
 
 dtb_rule_value to_c(const dtb::RuleValue& v) noexcept {
-    return {static_cast<int>(v.wdl), static_cast<int>(v.label), to_c(v.distance), v.plies_left, to_c(v.article),
+    return {static_cast<int>(v.wdl), static_cast<int>(v.rule_class), to_c(v.distance), v.plies_left, to_c(v.article),
             to_c(v.road_article), to_c(v.dtw)};
 }
 
@@ -222,4 +222,8 @@ const char* dtb_status_name(dtb_status status) {
     return "unknown status";
 }
 
+const char* dtb_version(void) { return DTB_VERSION; }
+
 }  // extern "C"
+
+std::string_view dtb::version() noexcept { return DTB_VERSION; }

@@ -154,9 +154,15 @@ public:
         const TableSet::Found found = tables_.find(m);
         if (found.slot < 0) {
             const Material canonical = m.canonical();
+            // A material beyond the index has no table to build: say so
+            // rather than suggest a build that refuses it.
+            const bool buildable = placement_count(canonical, N) <= max_index_size;
             throw TableError(TableErrorKind::missing, tables_.path_of(canonical, TableKind::wld),
                              "no table of " + canonical.name() + " in " + tables_.directory().string() +
-                                 " (build it with " + tables_.build_command(canonical) + ")");
+                                 (buildable ? " (build it with " + tables_.build_command(canonical) + ")"
+                                            : ": a material of " + std::to_string(canonical.pieces()) +
+                                                  " pieces has 2^64 or more placements on this board, beyond the "
+                                                  "64-bit index of any table dtb builds"));
         }
         if (!indexes_[found.slot])
             throw TableError(TableErrorKind::foreign, tables_.path_of(tables_.materials()[found.slot], TableKind::wld),

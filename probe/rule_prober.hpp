@@ -90,7 +90,7 @@ public:
         r.distance = distance(p, g.after_road);
         r.plies_left = g.left;
         r.wdl = r.distance.wdl != Wdl::draw && r.distance.plies <= g.left ? r.distance.wdl : Wdl::draw;
-        r.label = rule_class(r.dtw.wdl, r.wdl);
+        r.rule_class = dtb::rule_class(r.dtw.wdl, r.wdl);
         r.article = g.count.article;
         if (g.after_road) r.road_article = g.count.road_article;
         // The rules only ever turn a win or a loss into a draw.
@@ -159,7 +159,7 @@ public:
         if (best && before_move(best->after.wdl) != here.wdl)
             throw TableError(TableErrorKind::corrupted, plain_.tables().directory(),
                              "the rule tables disagree at " + draughts::to_fen(p) + ": " +
-                                 std::string(to_string(here.label)) + " with no move that keeps it");
+                                 std::string(to_string(here.rule_class)) + " with no move that keeps it");
         return best;
     }
 

@@ -93,7 +93,7 @@ constexpr RuleClass rule_class(Wdl plain, Wdl under_rules) noexcept {
 
 struct RuleValue {
     Wdl wdl = Wdl::draw;  // under the rules, at the counts given
-    RuleClass label = RuleClass::draw;
+    RuleClass rule_class = RuleClass::draw;  // dtb_rule_value::rule_class in C
     // The rule distance: won (lost) while it is at most plies_left, else drawn;
     // a draw whatever the count.
     Value distance;

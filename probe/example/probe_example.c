@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
         fprintf(stderr, "usage: %s VARIANT DIR FEN\n", argv[0]);
         return 2;
     }
+    printf("libdtb-probe %s\n", dtb_version());
     dtb_tablebase* tb = NULL;
     dtb_status s = dtb_open(argv[1], argv[2], 16u << 20, &tb);
     if (s != DTB_OK) {

@@ -140,6 +140,10 @@ const char* dtb_last_error(void);
 /* A short name of a status: "missing table", "corrupted table", ... */
 const char* dtb_status_name(dtb_status status);
 
+/* The version of the library that is running, "MAJOR.MINOR.PATCH" (static
+ * storage). Programs built against another major version may not load it. */
+const char* dtb_version(void);
+
 #ifdef __cplusplus
 }
 #endif

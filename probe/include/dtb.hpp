@@ -28,6 +28,9 @@
 
 namespace dtb {
 
+// The version of the library that is running, "MAJOR.MINOR.PATCH" (dtb_version()).
+std::string_view version() noexcept;
+
 class Tablebase {
 public:
     struct BestMove {

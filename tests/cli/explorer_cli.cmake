@@ -12,6 +12,12 @@ file(READ ${dir}/KKvK.html html)
 expect_in("${html}" "<h1>international KKvK</h1>")
 expect_in("${html}" "FMJD 6.5 (1 king against 1 or 2 pieces with a king: 5 moves each)")
 expect_in("${html}" "cursed wins")
+# The legend: plies against moves, the classes and the rule distance, the
+# chart's scale.
+expect_in("${html}" "A ply is one turn of one player")
+expect_in("${html}" "The <i>rule distance</i> is the plies until the win is safe from the count")
+expect_in("${html}" "limit (10 plies)")
+expect_in("${html}" "positions on a logarithmic scale")
 if(EXISTS ${dir}/KKvK.html.tmp)
   message(FATAL_ERROR "dtb report left its temporary file")
 endif()

@@ -297,12 +297,15 @@ TEST(ExplorerApi, UnderTheRules) {
         EXPECT_EQ(r.status, 400) << bad;
         EXPECT_TRUE(r.body.contains("error")) << bad;
     }
-    // Without its rule table: 404, naming the file and what to do.
+    // Without its rule table: 404 naming the material for the visitor, and
+    // for the operator's log the file and the command that builds it.
     std::filesystem::remove(dir.path() / "international" / "KvK.rul");
     const explorer::Explorer without(dir.path());
     const explorer::Reply missing = without.probe("international", "W:WK1:BK33", std::string("E=1"));
     EXPECT_EQ(missing.status, 404) << missing.body.dump();
-    EXPECT_NE(missing.body.at("error").get<std::string>().find("--rules"), std::string::npos);
+    EXPECT_EQ(missing.body.at("error"), "this server has no table of KvK under the draw rules");
+    EXPECT_NE(missing.log.find("KvK.rul"), std::string::npos) << missing.log;
+    EXPECT_NE(missing.log.find("--material KvK --rules"), std::string::npos) << missing.log;
 }
 
 // Bad input: a clear error, the right status, never a crash or a value.
@@ -312,25 +315,36 @@ TEST(ExplorerApi, BadInput) {
     const test::TemporaryDirectory dir{"explorer-bad"};
     test::write_true_tables(truth, targets, dir.path());
     const explorer::Explorer api(dir.path());
-    const auto refused = [](const explorer::Reply& r, int status, const std::string& words) {
+    // The visitor is told what is wrong, never the server's folders or a
+    // command; `logged` is what the operator's log must hold ("": nothing).
+    const auto refused = [&](const explorer::Reply& r, int status, const std::string& words,
+                             const std::string& logged = "") {
         EXPECT_EQ(r.status, status) << r.body.dump();
         ASSERT_TRUE(r.body.contains("error")) << r.body.dump();
-        EXPECT_NE(r.body["error"].get<std::string>().find(words), std::string::npos) << r.body.dump();
+        const std::string error = r.body["error"];
+        EXPECT_NE(error.find(words), std::string::npos) << error;
+        EXPECT_EQ(error.find(dir.path().string()), std::string::npos) << error;
+        EXPECT_EQ(error.find("dtb build"), std::string::npos) << error;
         EXPECT_EQ(r.body.size(), 1u);
+        if (logged.empty()) EXPECT_EQ(r.log, "");
+        else EXPECT_NE(r.log.find(logged), std::string::npos) << r.log;
     };
     refused(api.probe("chess", "W:W1:B2"), 400, "unknown variant 'chess'");
-    refused(api.probe("canadian", "W:WK1:BK2"), 404, "no tables of variant canadian");
+    refused(api.probe("canadian", "W:WK1:BK2"), 404, "no tables of variant canadian (it has american)",
+            "dtb build --variant canadian --dir " + dir.path().string() + " --pieces 4");
     refused(api.probe("american", "W:W1"), 400, "");              // malformed
     refused(api.probe("american", "X:W1:B2"), 400, "");           // side to move
     refused(api.probe("american", "W:W33:B2"), 400, "");          // off the board
     refused(api.probe("american", "W:W5,5:B2"), 400, "");         // one square twice
     refused(api.probe("american", "W:W2:B9"), 400, "promotion");  // a white man on its promotion row
     refused(api.probe("american", "W:WK1:B"), 400, "no pieces");  // the game is over before it
-    refused(api.probe("american", "W:WK1,K3,K5:BK32"), 404, "KKKvK");  // more than the tables hold
-    refused(api.stats("american", "KKKvK"), 404, "KKKvK");
+    refused(api.probe("american", "W:WK1,K3,K5:BK32"), 404, "no table of KKKvK",  // more than the tables hold
+            "--material KKKvK");
+    refused(api.stats("american", "KKKvK"), 404, "no table of KKKvK", "--material KKKvK");
     refused(api.stats("american", "KQvK"), 400, "");
-    refused(api.stats("russian", "KvK"), 404, "no tables of variant russian");
-    // A damaged table: refused with its name, not answered.
+    refused(api.stats("russian", "KvK"), 404, "no tables of variant russian", "--variant russian");
+    // A damaged table: refused with its name, not answered; a fault of the
+    // server (500), its path and fault in the log.
     const auto file = dir.path() / "american" / "KMvK.dtw";
     {
         std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
@@ -338,7 +352,7 @@ TEST(ExplorerApi, BadInput) {
         f.put('\x5a');
     }
     const explorer::Explorer damaged(dir.path());
-    refused(damaged.probe("american", "W:WK1,6:BK32"), 400, "KMvK.dtw");
+    refused(damaged.probe("american", "W:WK1,6:BK32"), 500, "KMvK.dtw", (file.string()));
     EXPECT_THROW(explorer::Explorer(dir.path() / "american"), std::runtime_error);  // no variant folders
 }
 
@@ -415,6 +429,12 @@ TEST(ExplorerServer, AnswersOverHttp) {
         EXPECT_EQ(r->status, status) << path;
         EXPECT_TRUE(Json::parse(r->body).contains("error")) << path << " " << r->body;
     }
+    // A count written with its '=' as it is: told how to write it.
+    r = get("/api/probe?variant=american&fen=W:WK1,K3:BK32&count=K=12,E=3");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 400);
+    EXPECT_NE(Json::parse(r->body).at("error").get<std::string>().find("count=K%3D12%2CE%3D3"), std::string::npos)
+        << r->body;
 
     // Other methods, and what cpp-httplib refuses itself, answer in JSON too.
     for (const auto& [method, path, body, status] : std::vector<std::tuple<std::string, std::string, std::string, int>>{

@@ -1,6 +1,9 @@
-# cmake --install into a fresh prefix, then the C example (probe/example) built
-# against it twice: with find_package(dtb) and with pkg-config. Both must give
-# the values the synthetic tables were written with.
+# cmake --install into a fresh prefix, then the examples (probe/example) built
+# against it: C and C++ with find_package(dtb), and each by hand with the flags
+# pkg-config gives (C++20 from its cxx_standard). Every program runs without
+# LD_LIBRARY_PATH (the loader finds the library by its run-time path), reports
+# the library's version and gives the values the synthetic tables were
+# written with.
 set(prefix ${WORK}/install-prefix)
 set(tables ${WORK}/install-tables)
 file(REMOVE_RECURSE ${prefix} ${tables} ${WORK}/install-example)
@@ -16,11 +19,24 @@ function(check what)
 endfunction()
 
 check("cmake --install" ${CMAKE_COMMAND} --install ${BUILD} --prefix ${prefix})
-foreach(f include/dtb.h include/dtb.hpp lib/cmake/dtb/dtbConfig.cmake lib/pkgconfig/dtb-probe.pc lib/libdtb-probe.so)
+foreach(f include/dtb.h include/dtb.hpp lib/cmake/dtb/dtbConfig.cmake lib/pkgconfig/dtb-probe.pc lib/libdtb-probe.so
+          bin/dtb)
   if(NOT EXISTS ${prefix}/${f})
     message(FATAL_ERROR "cmake --install did not install ${f}")
   endif()
 endforeach()
+file(GLOB_RECURSE installed LIST_DIRECTORIES true RELATIVE ${prefix} ${prefix}/*)
+foreach(f ${installed})
+  file(GLOB inside ${prefix}/${f}/*)
+  if(IS_DIRECTORY ${prefix}/${f} AND NOT inside)
+    message(FATAL_ERROR "cmake --install left an empty folder: ${f}")
+  endif()
+endforeach()
+unset(ENV{LD_LIBRARY_PATH})
+check("bin/dtb --version" ${prefix}/bin/dtb --version)
+if(NOT last STREQUAL "dtb ${VERSION}")
+  message(FATAL_ERROR "bin/dtb --version says '${last}', expected 'dtb ${VERSION}'")
+endif()
 
 check("writing tables" ${TOOL} write brazilian ${tables} KMvK KKvK)
 
@@ -35,15 +51,30 @@ execute_process(COMMAND pkg-config --cflags --libs dtb-probe OUTPUT_VARIABLE fla
 if(NOT status EQUAL 0)
   message(FATAL_ERROR "pkg-config does not find dtb-probe")
 endif()
+execute_process(COMMAND pkg-config --variable=cxx_standard dtb-probe OUTPUT_VARIABLE standard
+                OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(NOT standard STREQUAL "c++20")
+  message(FATAL_ERROR "pkg-config's cxx_standard is '${standard}', expected c++20")
+endif()
 separate_arguments(flags UNIX_COMMAND "${flags}")
-check("compiling with pkg-config" ${C_COMPILER} ${SOURCE}/probe/example/probe_example.c ${flags}
-      -o ${WORK}/install-example/by_pkg_config)
+check("compiling C with pkg-config" ${C_COMPILER} ${SOURCE}/probe/example/probe_example.c ${flags}
+      -o ${WORK}/install-example/c_by_pkg_config)
+check("compiling C++ with pkg-config" ${CXX_COMPILER} -std=${standard} ${SOURCE}/probe/example/probe_example.cpp
+      ${flags} -o ${WORK}/install-example/cpp_by_pkg_config)
 
-set(ENV{LD_LIBRARY_PATH} ${prefix}/lib)
+set(programs probe_example probe_example_cpp c_by_pkg_config cpp_by_pkg_config)
+foreach(program ${programs})
+  execute_process(COMMAND ${WORK}/install-example/${program} brazilian ${tables} "W:WK1,K3:BK32"
+                  OUTPUT_VARIABLE out)
+  string(FIND "${out}" "libdtb-probe ${VERSION}\n" at)
+  if(NOT at EQUAL 0)
+    message(FATAL_ERROR "${program} does not start with the library's version ${VERSION}: ${out}")
+  endif()
+endforeach()
 foreach(fen "W:WK1,K3:BK32" "B:W22,K1:BK19" "W:W10:BK15")
   check("expected value" ${TOOL} expect brazilian "${fen}")
   set(expected "${last}")
-  foreach(program probe_example by_pkg_config)
+  foreach(program ${programs})
     check("${program}" ${WORK}/install-example/${program} brazilian ${tables} "${fen}")
     if(NOT last STREQUAL expected)
       message(FATAL_ERROR "${program} ${fen}: '${last}', expected '${expected}'")
@@ -51,11 +82,14 @@ foreach(fen "W:WK1,K3:BK32" "B:W22,K1:BK19" "W:W10:BK15")
   endforeach()
 endforeach()
 
-# Errors reach the program as a status and a message naming the file.
-execute_process(COMMAND ${WORK}/install-example/probe_example brazilian ${tables} "W:WK1,K3,K5:BK32"
-                RESULT_VARIABLE status ERROR_VARIABLE err)
-string(FIND "${err}" "missing table" at)
-if(status EQUAL 0 OR at EQUAL -1)
-  message(FATAL_ERROR "a missing table was not reported: ${err}")
-endif()
+# Errors reach the program as a status (C) or an exception (C++) and a
+# message naming the file.
+foreach(program probe_example probe_example_cpp)
+  execute_process(COMMAND ${WORK}/install-example/${program} brazilian ${tables} "W:WK1,K3,K5:BK32"
+                  RESULT_VARIABLE status ERROR_VARIABLE err)
+  string(FIND "${err}" "KKKvK" at)
+  if(status EQUAL 0 OR at EQUAL -1)
+    message(FATAL_ERROR "${program}: a missing table was not reported with its name: ${err}")
+  endif()
+endforeach()
 file(REMOVE_RECURSE ${prefix} ${tables} ${WORK}/install-example)
