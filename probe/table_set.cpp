@@ -23,8 +23,14 @@ TableSet::TableSet(std::string variant, const std::filesystem::path& dir, CheckF
     for (const auto& entry : std::filesystem::directory_iterator(directory_, error)) {
         const std::filesystem::path& p = entry.path();
         const std::string ext = p.extension().string();
+        // ".wld" against "wld": compared in place (GCC 12 warns of a false
+        // overlap, -Wrestrict, in "." + std::string(...)).
+        const auto is_kind = [&](int k) {
+            const std::string_view e = extension(static_cast<TableKind>(k));
+            return ext.size() == e.size() + 1 && ext[0] == '.' && std::string_view(ext).substr(1) == e;
+        };
         int kind = 0;
-        while (kind < kinds && ext != "." + std::string(extension(static_cast<TableKind>(kind)))) ++kind;
+        while (kind < kinds && !is_kind(kind)) ++kind;
         if (kind == kinds) continue;
         try {
             const Material m = Material::parse(p.stem().string());
