@@ -177,11 +177,18 @@ std::string side_section(const Prober<V>& prober, std::string_view name, const S
                             escape(draughts::to_fen(*example)));
         auto p = *example;
         html += "<figure>" + board_svg(p) + "<figcaption>start</figcaption></figure>";
-        int ply = 0;
+        // Captions numbered as a game score: "1. 8-2", "1... 54-71", "2. ...",
+        // the first player's move opening each number (Black in American
+        // checkers, White elsewhere).
+        const draughts::Color first = V::name == "american" ? draughts::Color::black : draughts::Color::white;
+        int number = p.side_to_move == first ? 0 : 1;
         for (const auto& m : prober.best_line(*example)) {
+            const bool opening = p.side_to_move == first;
+            if (opening) ++number;
             const std::string text = draughts::move_to_text<V>(p, m);
             draughts::make_move(p, m);
-            html += fmt::format("<figure>{}<figcaption>{}. {}</figcaption></figure>", board_svg(p), ++ply, text);
+            html += fmt::format("<figure>{}<figcaption>{}{} {}</figcaption></figure>", board_svg(p),
+                                number, opening ? "." : "...", text);
         }
         html += "</div>\n";
     }
