@@ -5,6 +5,8 @@
 #include <mutex>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "draughts/movegen.hpp"
 #include "draughts/notation.hpp"
 #include "draughts/variant.hpp"
@@ -168,7 +170,11 @@ public:
     Json describe() const override {
         Json materials = Json::array();
         for (const Material& m : prober_.tables().materials()) materials.push_back(m.name());
-        return {{"name", V::name}, {"board_size", N}, {"materials", std::move(materials)}, {"counts", counts()}};
+        return {{"name", V::name},
+                {"board_size", N},
+                {"first_to_move", V::first_to_move == draughts::Color::white ? "white" : "black"},
+                {"materials", std::move(materials)},
+                {"counts", counts()}};
     }
 
     // The counts of the game the variant's draw rules keep (docs/rules.md):
@@ -226,13 +232,11 @@ const Explorer::Variant* Explorer::find(std::string_view variant) const {
     // The canonical name (english and checkers are american); an unknown one throws.
     const std::string_view name = draughts::with_variant(variant, []<class V>() { return V::name; });
     const auto at = variants_.find(name);
-    if (at == variants_.end()) {
-        std::string served;
-        for (const auto& [v, tables] : variants_) served += (served.empty() ? "" : ", ") + v;
-        throw Refusal(404, "this server has no tables of variant " + std::string(name) + " (it has " + served + ")",
+    if (at == variants_.end())
+        throw Refusal(404, fmt::format("this server has no tables of variant {} (it has {})", name,
+                                       fmt::join(variants(), ", ")),
                       "no tables of variant " + std::string(name) + " in " + dir_.string() +
                           " (build those of up to 4 pieces with " + build_command(name, dir_, "--pieces 4") + ")");
-    }
     return at->second.get();
 }
 

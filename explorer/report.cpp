@@ -180,7 +180,7 @@ std::string side_section(const Prober<V>& prober, std::string_view name, const S
         // Captions numbered as a game score: "1. 8-2", "1... 54-71", "2. ...",
         // the first player's move opening each number (Black in American
         // checkers, White elsewhere).
-        const draughts::Color first = V::name == "american" ? draughts::Color::black : draughts::Color::white;
+        constexpr draughts::Color first = V::first_to_move;
         int number = p.side_to_move == first ? 0 : 1;
         for (const auto& m : prober.best_line(*example)) {
             const bool opening = p.side_to_move == first;

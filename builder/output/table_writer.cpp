@@ -18,6 +18,7 @@
 #include <tbb/parallel_reduce.h>
 
 #include "builder/output/replaced_file.hpp"
+#include "dtb.h"
 #include "builder/system/work_profile.hpp"
 #include "probe/value.hpp"
 #include "probe/zstd_frame.hpp"
@@ -109,7 +110,7 @@ std::string make_provenance(const std::string& options) {
                                      "' is not a number of seconds since 1970: set it to one, or unset it");
         now = std::chrono::sys_seconds(std::chrono::seconds(seconds));
     }
-    const nlohmann::json j = {{"tool", std::string("dtb ") + DTB_VERSION},
+    const nlohmann::json j = {{"tool", std::string("dtb ") + dtb_version()},
                               {"date", fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", now)},
                               {"options", options}};
     return j.dump();

@@ -314,10 +314,10 @@ function render() {
   renderLine();
 }
 
-// The player who moves first in a game, after whom the moves are numbered:
-// Black in American checkers, White elsewhere.
+// The player who moves first in a game, after whom the moves are numbered
+// (Black in American checkers, White elsewhere; /api/variants says which).
 function firstPlayer() {
-  return state.variant === "american" ? "B" : "W";
+  return state.variants.find((v) => v.name === state.variant).first_to_move === "black" ? "B" : "W";
 }
 
 // The best line with move numbers ("1. 32-28 19-23 2. ..."; "1... 19-23"
@@ -572,7 +572,7 @@ const starts = {
 };
 
 function startFen() {
-  return starts[state.variant] || `W:WK1:BK${(state.size * state.size) / 2}`;
+  return starts[state.variant];
 }
 
 // Shows what the address says: a position (with the counts under the rules)
@@ -610,8 +610,11 @@ function chooseVariant(name) {
   state.variant = v.name;
   state.size = v.board_size;
   $("variant").value = v.name;
-  const kept = new Set((v.counts || []).map((c) => c.name));
-  for (const [id, key] of [["count-k", "K"], ["count-e", "E"], ["count-t", "T"]]) $(id).parentElement.hidden = !kept.has(key);
+  for (const [id, key] of [["count-k", "K"], ["count-e", "E"], ["count-t", "T"]]) {
+    const count = v.counts.find((c) => c.name === key);
+    $(id).parentElement.hidden = !count;
+    $(id).parentElement.title = count ? count.meaning : "";
+  }
   renderLegend(v);
 }
 
@@ -620,7 +623,7 @@ function chooseVariant(name) {
 function renderLegend(v) {
   const list = $("legend-counts");
   list.replaceChildren();
-  for (const c of v.counts || []) {
+  for (const c of v.counts) {
     const li = document.createElement("li");
     const rules = c.rules.map((r) => `${r.limit} plies: ${r.article}`).join("; ");
     li.textContent = `${c.name}: ${c.meaning} (${rules})`;

@@ -326,8 +326,11 @@ TEST(ExplorerApi, BadInput) {
         EXPECT_EQ(error.find(dir.path().string()), std::string::npos) << error;
         EXPECT_EQ(error.find("dtb build"), std::string::npos) << error;
         EXPECT_EQ(r.body.size(), 1u);
-        if (logged.empty()) EXPECT_EQ(r.log, "");
-        else EXPECT_NE(r.log.find(logged), std::string::npos) << r.log;
+        if (logged.empty()) {
+            EXPECT_EQ(r.log, "");
+        } else {
+            EXPECT_NE(r.log.find(logged), std::string::npos) << r.log;
+        }
     };
     refused(api.probe("chess", "W:W1:B2"), 400, "unknown variant 'chess'");
     refused(api.probe("canadian", "W:WK1:BK2"), 404, "no tables of variant canadian (it has american)",
@@ -417,7 +420,14 @@ TEST(ExplorerServer, AnswersOverHttp) {
     r = get("/api/stats?variant=american&material=KKvK");
     EXPECT_EQ(Json::parse(r->body), api.stats("american", "KKvK").body);
     r = get("/api/variants");
-    EXPECT_EQ(Json::parse(r->body)["variants"][0]["name"], "american");
+    const Json american = Json::parse(r->body)["variants"][0];
+    EXPECT_EQ(american["name"], "american");
+    // Checkers rules: Black moves first; the 40-move rule (80 plies) is the
+    // only count, no lone-king ending and no main road.
+    EXPECT_EQ(american["first_to_move"], "black");
+    ASSERT_EQ(american["counts"].size(), 1u) << american.dump();
+    EXPECT_EQ(american["counts"][0]["name"], "K");
+    EXPECT_EQ(american["counts"][0]["rules"][0]["limit"], 80);
     for (const auto& [path, status] : std::vector<std::pair<std::string, int>>{
              {"/api/probe?variant=american", 400},
              {"/api/probe?variant=american&fen=nonsense", 400},
@@ -452,7 +462,9 @@ TEST(ExplorerServer, AnswersOverHttp) {
         EXPECT_EQ(reply->status, status) << method << " " << path.substr(0, 40);
         EXPECT_EQ(reply->get_header_value("Content-Type"), "application/json") << method;
         EXPECT_TRUE(Json::parse(reply->body).contains("error")) << method << " " << reply->body;
-        if (status == 405) EXPECT_EQ(reply->get_header_value("Allow"), "GET");
+        if (status == 405) {
+            EXPECT_EQ(reply->get_header_value("Allow"), "GET");
+        }
     }
 
     // Many clients, each probing positions in turn, for a bounded time.
