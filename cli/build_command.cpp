@@ -28,11 +28,11 @@ void print_summary(const BuildReport& r) {
         dtw += m.entry.dtw_bytes;
     }
     for (const RankReport& k : r.ranks)
-        fmt::print("rank {:<3} {} alone, {} in teams; working {:.1f} s (waiting for its teams {:.1f} s), idle {:.1f} s, "
+        fmt::print("rank {:<3} {} alone, {} in teams, {} rule tables; working {:.1f} s (waiting for its teams {:.1f} s), idle {:.1f} s, "
                    "processor {:.1f} s; sent {} bytes, received {} bytes; table parts packed {}, sent again {}; "
                    "tables read back from their files {} ({:.1f} s, processor {:.1f} s); kept tables packed {}, "
                    "unpacked {}; peak memory {} MiB\n",
-                   k.rank, k.materials_alone, k.team_materials, k.working_seconds, k.team_wait_seconds,
+                   k.rank, k.materials_alone, k.team_materials, k.rule_tables, k.working_seconds, k.team_wait_seconds,
                    k.idle_seconds, k.cpu_seconds, k.bytes_sent, k.bytes_received, k.table_parts_packed,
                    k.table_parts_sent_again, k.tables_read_back, k.read_back_seconds, k.read_back_cpu_seconds,
                    k.kept_packed, k.kept_unpacked, k.peak_memory_bytes >> 20);
@@ -57,12 +57,10 @@ void print_summary(const BuildReport& r) {
                r.peak_memory_bytes >> 20, budget);
     if (const auto& rules = r.rules) {
         const double rule_rate = rules->seconds > 0 ? static_cast<double>(rules->positions_built) / rules->seconds : 0;
-        const std::string rule_processor =
-            r.ranks.empty() ? fmt::format(", processor {:.1f} s", rules->processor_seconds) : std::string();
-        fmt::print("rule tables: built {} ({} positions) in {:.1f} s, {:.1f} M positions/s{}; {} already built; "
-                   "{} refused by the rules; .rul {} bytes\n",
-                   rules->built, rules->positions_built, rules->seconds, rule_rate / 1e6, rule_processor,
-                   rules->skipped, rules->refused.size(), rules->bytes);
+        fmt::print("rule tables: built {} ({} positions) beside the plain ones, their jobs {:.1f} s in all, "
+                   "{:.1f} M positions/s a job; {} already built; {} refused by the rules; .rul {} bytes\n",
+                   rules->built, rules->positions_built, rules->seconds, rule_rate / 1e6, rules->skipped,
+                   rules->refused.size(), rules->bytes);
     }
 }
 

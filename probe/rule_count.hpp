@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 
+#include "draughts/draw_rules.hpp"
 #include "draughts/position.hpp"
 #include "probe/errors.hpp"
 #include "probe/material.hpp"

@@ -400,7 +400,7 @@ Outcome simulate(const Model& m, const std::vector<Material>& units, int ranks) 
     std::vector<dtb::Scheduler::Unit> su;
     std::vector<double> sizes;
     for (const Material& u : units) {
-        su.push_back({u.positions, u.waits_for});
+        su.push_back({u.positions, u.waits_for, u.waits_for});
         sizes.push_back(static_cast<double>(dtb::SolvedValues::bytes_for(u.positions)));
     }
     dtb::Scheduler s(su, std::vector<int>(ranks, 1), m.team_positions);

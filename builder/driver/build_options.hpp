@@ -41,9 +41,9 @@ struct BuildOptions {
     // (builder/mpi/heartbeats.hpp) and the job ends, naming it.
     double rank_timeout_seconds = 20;
     TeamOptions team;  // how a team shares a material's work
-    // After the plain tables, the .rul tables under the variant's move-count
-    // draw rules (builder/driver/rule_build.hpp); Russian: the main road read
-    // literally (docs/rules.md).
+    // Beside the plain tables, the .rul tables under the variant's
+    // move-count draw rules (builder/driver/rule_job.hpp); Russian: the main
+    // road read literally (docs/rules.md).
     bool rules = false;
     bool literal_road = false;
     SolverOptions solver;  // how the solvers cut a level's work (tests change it)
@@ -62,6 +62,7 @@ struct RankReport {
     int rank = 0;
     std::uint64_t materials_alone = 0;  // materials it solved by itself
     std::uint64_t team_materials = 0;   // materials it solved with others
+    std::uint64_t rule_tables = 0;      // .rul tables it solved (alone: the rule solver has no team)
     double working_seconds = 0;         // solving and writing, waits for its team included
     double team_wait_seconds = 0;       // of those, waiting for the rest of its team
     double idle_seconds = 0;            // waiting for work
@@ -97,13 +98,13 @@ struct KeptTablesReport {
     double read_back_seconds = 0;
 };
 
-// What `dtb build --rules` did after the plain tables (builder/driver/rule_build.hpp).
+// What `dtb build --rules` did of the .rul tables (builder/driver/rule_job.hpp);
+// its time is in the build's, the rule jobs running beside the plain ones.
 struct RuleBuildReport {
     int built = 0, skipped = 0;         // skipped: in the manifest, file intact
     std::uint64_t positions_built = 0;  // both sides to move
     std::uint64_t bytes = 0;            // of every .rul of the set, skipped ones included
-    double seconds = 0;
-    double processor_seconds = 0;  // user and system, every thread
+    double seconds = 0;                 // the rule jobs' own, summed (each solving and writing its .rul)
     std::vector<std::pair<Material, std::string>> refused;  // and why
 };
 
@@ -111,7 +112,7 @@ struct BuildReport {
     std::vector<MaterialReport> materials;  // in the order they finished
     KeptTablesReport kept;
     double seconds = 0;
-    double processor_seconds = 0;       // user and system, every thread (one process; the rule tables apart)
+    double processor_seconds = 0;       // user and system, every thread (one process, the rule tables included)
     std::uint64_t positions_built = 0;  // both sides to move, skipped tables not counted
     std::uint64_t peak_memory_bytes = 0;  // the process's peak resident memory (rank 0's)
     // One process: --memory (or its default) and the most the build counted

@@ -3,7 +3,9 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
+#include <utility>
 #include <stdexcept>
 
 #include <fcntl.h>
@@ -11,6 +13,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include "probe/errors.hpp"
 #include "probe/index.hpp"
 #include "probe/table_file.hpp"
 
@@ -34,7 +37,7 @@ int lock_directory(const std::filesystem::path& dir) {
 
 }  // namespace
 
-BuildPlan::BuildPlan(const BuildOptions& o, int board_size) : variant_dir_(o.dir / o.variant) {
+BuildPlan::BuildPlan(const BuildOptions& o, int board_size, const RuleTerms& rules) : variant_dir_(o.dir / o.variant) {
     std::error_code error;
     std::filesystem::create_directories(variant_dir_, error);
     if (error) throw std::runtime_error("cannot create " + variant_dir_.string() + ": " + error.message());
@@ -44,21 +47,27 @@ BuildPlan::BuildPlan(const BuildOptions& o, int board_size) : variant_dir_(o.dir
             if (entry.path().extension() == ".tmp") std::filesystem::remove(entry.path());  // a killed build's
         manifest_ = Manifest::load(variant_dir_ / Manifest::file_name, o.variant);
 
-        // Whether m's tables are in the manifest and their files hold.
-        auto finished = [&](const Material& m) {
-            const ManifestEntry* e = manifest_.find(m);
-            if (!e) return false;
+        // Whether m's file of `kind` holds the table the manifest lists
+        // (`checksum`), a .rul one built under `rules`; if not, says why.
+        const auto holds = [&](const Material& m, TableKind kind, std::uint64_t checksum, const RuleRecord* rules) {
             try {
-                for (TableKind kind : {TableKind::wld, TableKind::dtw}) {
-                    const TableFile file = TableFile::open(variant_dir_ / table_file_name(m, kind), {o.variant, m, kind});
-                    if (file.table_checksum() != (kind == TableKind::wld ? e->wld_checksum : e->dtw_checksum))
-                        throw TableError(TableErrorKind::corrupted, file.path(), "not the table the manifest lists");
-                }
+                const TableFile file = TableFile::open(variant_dir_ / table_file_name(m, kind), {o.variant, m, kind});
+                if (file.table_checksum() != checksum)
+                    throw TableError(TableErrorKind::corrupted, file.path(), "not the table the manifest lists");
+                if (rules && file.header().rules != *rules)
+                    throw TableError(TableErrorKind::foreign, file.path(),
+                                     "built under other rules or another road reading");
                 return true;
             } catch (const TableError& failure) {
                 notes_.push_back(fmt::format("{}: {}; building it again", m.name(), failure.what()));
                 return false;
             }
+        };
+        // Whether m's tables are in the manifest and their files hold.
+        const auto finished = [&](const Material& m) {
+            const ManifestEntry* e = manifest_.find(m);
+            return e && holds(m, TableKind::wld, e->wld_checksum, nullptr) &&
+                   holds(m, TableKind::dtw, e->dtw_checksum, nullptr);
         };
         std::map<Material, std::size_t> at;
         for (const Material& m : build_order(o.targets)) {
@@ -73,8 +82,9 @@ BuildPlan::BuildPlan(const BuildOptions& o, int board_size) : variant_dir_(o.dir
             at[m] = materials_.size();
             materials_.push_back(std::move(p));
         }
-        for (PlannedMaterial& p : materials_) {
-            if (!p.build) continue;
+        // The materials this run builds that p must wait for: its successors
+        // and, through those already built, theirs; `built` says which are built.
+        const auto waits = [&](const PlannedMaterial& p, auto built) {
             std::set<Material> result, seen;
             std::vector<Material> stack = p.successors;
             while (!stack.empty()) {
@@ -82,12 +92,58 @@ BuildPlan::BuildPlan(const BuildOptions& o, int board_size) : variant_dir_(o.dir
                 stack.pop_back();
                 if (!seen.insert(s).second) continue;
                 const PlannedMaterial& q = materials_[at.at(s)];
-                if (q.build)
+                if (built(q))
                     result.insert(s);
                 else
                     stack.insert(stack.end(), q.successors.begin(), q.successors.end());
             }
-            p.waits_for.assign(result.begin(), result.end());
+            return std::vector<Material>(result.begin(), result.end());
+        };
+        for (PlannedMaterial& p : materials_)
+            if (p.build) p.waits_for = waits(p, [](const PlannedMaterial& q) { return q.build; });
+        if (o.rules) {
+            if (!rules) throw std::logic_error("a build with --rules needs the draw rules' terms");
+            for (PlannedMaterial& p : materials_) {
+                std::optional<RuleRecord> record;
+                try {
+                    record = rules(p.material);
+                } catch (const RulesRefused& e) {
+                    p.rules_refused = e.what();
+                }
+                for (const Material& s : p.successors)
+                    if (p.rules_refused.empty() && !materials_[at.at(s)].rules_refused.empty())
+                        p.rules_refused = "its moves lead to " + s.name() + ", which the rules refuse";
+                if (!p.rules_refused.empty()) continue;
+                const ManifestEntry* e = manifest_.find(p.material);
+                p.build_rules =
+                    p.build || !e || !e->rules || !holds(p.material, TableKind::rul, e->rules->checksum, &*record);
+            }
+            for (PlannedMaterial& p : materials_)
+                if (p.build_rules) p.rules_wait_for = waits(p, [](const PlannedMaterial& q) { return q.build_rules; });
+        }
+
+        std::map<std::pair<Material, BuildJob::Kind>, int> job_of;
+        const auto job_indices = [&](const std::vector<Material>& materials, BuildJob::Kind kind) {
+            std::vector<int> out;
+            for (const Material& m : materials) out.push_back(job_of.at({m, kind}));
+            return out;
+        };
+        for (const PlannedMaterial& p : materials_) {
+            if (p.build) {
+                BuildJob job{BuildJob::Kind::plain, p.material, p.positions,
+                             job_indices(p.waits_for, BuildJob::Kind::plain), {}};
+                job.reads = job.waits_for;
+                job_of[{p.material, job.kind}] = static_cast<int>(jobs_.size());
+                jobs_.push_back(std::move(job));
+            }
+            if (p.build_rules) {
+                BuildJob job{BuildJob::Kind::rule, p.material, p.positions, {},
+                             job_indices(p.rules_wait_for, BuildJob::Kind::rule)};
+                job.waits_for = job.reads;
+                if (p.build) job.waits_for.insert(job.waits_for.begin(), job_of.at({p.material, BuildJob::Kind::plain}));
+                job_of[{p.material, job.kind}] = static_cast<int>(jobs_.size());
+                jobs_.push_back(std::move(job));
+            }
         }
     } catch (...) {
         ::close(lock_fd_);

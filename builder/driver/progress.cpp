@@ -53,9 +53,15 @@ void Progress::note(const std::string& line) {
     print_line(line);
 }
 
-void Progress::started(const Material& m) {
+void Progress::started(const std::string& name) {
     const std::lock_guard lock(mutex_);
-    current_[m.name()] = "";
+    current_[name] = "";
+}
+
+void Progress::finished(const std::string& name, const std::string& line) {
+    const std::lock_guard lock(mutex_);
+    current_.erase(name);
+    if (output_ != BuildOptions::Output::quiet) print_line(line);
 }
 
 void Progress::level(const Material& m, int level, int levels) {

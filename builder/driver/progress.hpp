@@ -29,7 +29,11 @@ public:
     ~Progress();
 
     void note(const std::string& line);
-    void started(const Material& m);
+    void started(const Material& m) { started(m.name()); }
+    // A job that is not a material's plain tables (a .rul), shown while it
+    // runs by its name, and its line once it has finished.
+    void started(const std::string& name);
+    void finished(const std::string& name, const std::string& line);
     void level(const Material& m, int level, int levels);
     void positions(std::uint64_t n) { done_ += n; }
     // A material finished, solved by `ranks` ranks (1: one process).

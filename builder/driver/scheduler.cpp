@@ -24,7 +24,7 @@ Scheduler::Scheduler(std::vector<Unit> units, std::vector<int> slots, std::uint6
     for (int& s : slots_) s = std::max(1, s);
     for (int u = 0; u < n; ++u) {
         const std::uint64_t k = (units_[u].positions + team_positions - 1) / std::max<std::uint64_t>(1, team_positions);
-        max_team_[u] = static_cast<int>(std::clamp<std::uint64_t>(k, 1, static_cast<std::uint64_t>(ranks)));
+        max_team_[u] = units_[u].alone ? 1 : static_cast<int>(std::clamp<std::uint64_t>(k, 1, static_cast<std::uint64_t>(ranks)));
         pending_[u] = static_cast<int>(units_[u].waits_for.size());
         for (int w : units_[u].waits_for) {
             if (w >= u) throw std::logic_error("the units are not in dependency order");
@@ -86,7 +86,7 @@ std::vector<Scheduler::Assignment> Scheduler::assign(double now) {
             // The rank that solved the most of what u reads, then the one with
             // the most free slots (the lowest number among equals).
             std::vector<double> held(ranks, 0);
-            for (int w : units_[u].waits_for)
+            for (int w : units_[u].reads)
                 if (solved_by_[w] >= 0) held[solved_by_[w]] += static_cast<double>(units_[w].positions);
             int best = -1;
             for (int r = 0; r < ranks; ++r) {

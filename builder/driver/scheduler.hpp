@@ -3,14 +3,15 @@
 // coordinator with real events and by the scaling projection with simulated
 // ones.
 //
-// A material gets a share of the ranks in proportion to its share of the
-// work (positions) ready or running, at least one rank and at most one for
-// every team_positions of its positions: when many materials are ready each
-// goes to one rank, and a big one that is alone gets many. Rank r runs up to
-// slots[r] one-rank materials at once, a one-rank material going where most
-// of the tables it reads were solved (a rank keeps those in memory, and
-// reading them back from their files costs a solve of their capture
-// positions), else where most slots are free; a team takes ranks with
+// A unit (a material's plain tables, or its .rul) gets a share of the ranks
+// in proportion to its share of the work (positions) ready or running, at
+// least one rank and at most one for every team_positions of its positions
+// (one for a unit that must be alone): when many units are ready each goes
+// to one rank, and a big one that is alone gets many. Rank r runs up to
+// slots[r] one-rank units at once, a one-rank unit going where most of the
+// tables it reads were solved (a rank keeps those in memory, and reading
+// them back from their files costs a solve of their capture positions, or
+// a probe a position for rule values), else where most slots are free; a team takes ranks with
 // nothing running. Ready materials are taken in order of priority, the longest path
 // of work from them to the end of the build first (critical path). When the
 // first of them cannot have its team yet, the ranks it waits for drain and it
@@ -35,6 +36,10 @@ public:
     struct Unit {
         std::uint64_t positions = 0;
         std::vector<int> waits_for;  // units that must be finished before this one starts
+        // Of those, the ones whose results it reads: a one-rank unit goes
+        // where most of them (by positions) were solved.
+        std::vector<int> reads;
+        bool alone = false;  // one rank, however big (a rule table: its solver has no team)
     };
     struct Assignment {
         int unit;

@@ -27,7 +27,7 @@
 #include "builder/mpi/mpi_team.hpp"
 #include "builder/mpi/table_exchange.hpp"
 #include "builder/driver/progress.hpp"
-#include "builder/driver/rule_build.hpp"
+#include "builder/driver/rule_job.hpp"
 #include "builder/driver/scheduler.hpp"
 #include "builder/values/table_loader.hpp"
 #include "builder/values/values_cache.hpp"
@@ -119,12 +119,12 @@ void send_text(MPI_Comm comm, int to, int tag, const std::string& text) {
     check(MPI_Send(text.data(), static_cast<int>(text.size()), MPI_CHAR, to, tag, comm), "MPI_Send");
 }
 
-// Test hooks: DTB_TEST_KILL_RANK=R:MATERIAL kills rank R with SIGKILL when it
-// starts solving MATERIAL (a team's member is then in the middle of its
-// team's exchanges), the way a node that fails would; DTB_TEST_FAIL_RANK
-// makes it fail there with an error instead.
-void maybe_kill_rank(int rank, const Material& m) {
-    const std::string here = fmt::format("{}:{}", rank, m.name());
+// Test hooks: DTB_TEST_KILL_RANK=R:JOB kills rank R with SIGKILL when it
+// starts JOB, a material (a team's member is then in the middle of its
+// team's exchanges) or MATERIAL.rul, the way a node that fails would;
+// DTB_TEST_FAIL_RANK makes it fail there with an error instead.
+void maybe_kill_rank(int rank, const std::string& job) {
+    const std::string here = fmt::format("{}:{}", rank, job);
     if (const char* kill = std::getenv("DTB_TEST_KILL_RANK"); kill && here == kill) std::raise(SIGKILL);
     if (const char* failure = std::getenv("DTB_TEST_FAIL_RANK"); failure && here == failure)
         throw std::runtime_error("a test made rank " + std::to_string(rank) + " fail (DTB_TEST_FAIL_RANK)");
@@ -139,7 +139,8 @@ struct Holders {
 
 // What a rank counts of its own work, gathered by rank 0 at the end.
 struct RankCounts {
-    std::uint64_t materials_alone = 0, team_materials = 0, bytes_sent = 0, bytes_received = 0, peak_memory = 0;
+    std::uint64_t materials_alone = 0, team_materials = 0, rule_tables = 0, bytes_sent = 0, bytes_received = 0;
+    std::uint64_t peak_memory = 0;
     std::uint64_t table_parts_packed = 0, table_parts_sent_again = 0;
     std::uint64_t tables_read_back = 0, kept_packed = 0, kept_unpacked = 0;
     double read_back_seconds = 0, read_back_cpu_seconds = 0;
@@ -155,7 +156,9 @@ public:
         : o_(o),
           session_(session),
           variant_dir_(o.dir / o.variant),
-          cache_(memory_budget(o, session)),
+          // With --rules, a quarter of the budget keeps rule values.
+          cache_(o.rules ? memory_budget(o, session) / 4 * 3 : memory_budget(o, session)),
+          rules_(o.rules ? memory_budget(o, session) / 4 : 0),
           // Packed parts kept for askers: about a tenth of the tables'
           // bytes, so a sixteenth of the budget keeps parts of most of them.
           exchange_(session.tables, cache_, memory_budget(o, session) / 16) {}
@@ -190,17 +193,17 @@ public:
         std::thread coordinator;
         if (session_.rank == 0) {
             try {
-                plan_ = std::make_unique<BuildPlan>(o_, N);
+                plan_ = std::make_unique<BuildPlan>(o_, N, o_.rules ? rule_terms<V>(o_) : RuleTerms{});
             } catch (const std::exception& e) {
                 fail(e.what());
             }
             for (const std::string& note : plan_->notes()) fmt::print("{}\n", note);
             std::uint64_t to_build = 0;
             std::size_t building = 0;
-            for (const PlannedMaterial& p : plan_->materials())
-                if (p.build) {
+            for (const BuildJob& job : plan_->jobs())
+                if (job.kind == BuildJob::Kind::plain) {
                     ++building;
-                    to_build += p.positions;
+                    to_build += job.positions;
                 }
             report_.positions_built = to_build;
             // Under a launcher standard output is rarely a terminal one watches
@@ -215,6 +218,8 @@ public:
                         fmt::format("{:<10} already built (in the manifest, files intact)", p.material.name()));
                     report_.materials.push_back({*plan_->manifest().find(p.material), true});
                 }
+            report_.rules =
+                planned_rule_report(o_, *plan_, [&](const std::string& line) { progress_->note(line); });
             coordinator = std::thread([this, slots] { coordinate(slots); });
         }
         work();
@@ -239,17 +244,15 @@ public:
         if (session_.rank != 0) return std::nullopt;
         for (int r = 0; r < session_.size; ++r) {
             const RankCounts& c = all[r];
-            report_.ranks.push_back({r, c.materials_alone, c.team_materials, c.working_seconds, c.team_wait_seconds,
+            report_.ranks.push_back({r, c.materials_alone, c.team_materials, c.rule_tables, c.working_seconds,
+                                     c.team_wait_seconds,
                                      c.idle_seconds, c.cpu_seconds, c.bytes_sent, c.bytes_received,
                                      c.table_parts_packed, c.table_parts_sent_again,
                                      c.tables_read_back, c.read_back_seconds, c.read_back_cpu_seconds, c.kept_packed,
                                      c.kept_unpacked, c.peak_memory});
         }
-        // The rule tables (--rules) after the plain ones, by rank 0 with its
-        // threads while the other ranks end (docs/rules.md, "The build").
         report_.seconds = seconds_since(start);
-        if (o_.rules) report_.rules = build_rule_tables(o_, *plan_);
-        report_.peak_memory_bytes = std::max(counts_.peak_memory, peak_resident_bytes());
+        report_.peak_memory_bytes = counts_.peak_memory;
         return std::move(report_);
     }
 
@@ -273,26 +276,19 @@ private:
     // Rank 0's coordinating thread: hands out the materials, keeps the manifest.
     void coordinate(const std::vector<int>& slots) {
         try {
-            std::vector<Material> unit_material;
-            std::map<Material, int> unit_of;
+            // A unit a job of the plan: its plain tables or its .rul (one rank).
+            const std::vector<BuildJob>& jobs = plan_->jobs();
             std::vector<Scheduler::Unit> units;
-            for (const PlannedMaterial& p : plan_->materials()) {
-                if (!p.build) continue;
-                Scheduler::Unit u;
-                u.positions = p.positions;
-                for (const Material& w : p.waits_for) u.waits_for.push_back(unit_of.at(w));
-                unit_of[p.material] = static_cast<int>(units.size());
-                unit_material.push_back(p.material);
-                units.push_back(std::move(u));
-            }
+            for (const BuildJob& job : jobs)
+                units.push_back({job.positions, job.waits_for, job.reads, job.kind == BuildJob::Kind::rule});
             // DTB_TEST_LARGEST_TEAMS: every material on its largest team, to measure what teams cost.
             const bool largest_teams = std::getenv("DTB_TEST_LARGEST_TEAMS") != nullptr;
             Scheduler scheduler(std::move(units), slots, o_.team_positions, largest_teams);
             // The scheduler's clock: what finished materials took tells it
             // how long running ones will, to fill the ranks a team waits for.
             const Clock::time_point began = Clock::now();
-            std::vector<Clock::time_point> started(unit_material.size());
-            std::vector<std::vector<int>> team_of(unit_material.size());
+            std::vector<Clock::time_point> started(jobs.size());
+            std::vector<std::vector<int>> team_of(jobs.size());
             std::map<Material, int> solved_alone_by;            // which rank keeps which table it solved
             std::map<Material, std::vector<int>> solved_by_team;  // and which ranks keep their ranges of which
             int team_id = 0;
@@ -310,19 +306,21 @@ private:
                     assignments = scheduler.assign(now);
                 }
                 for (const Scheduler::Assignment& a : assignments) {
+                    const BuildJob& job = jobs[a.unit];
                     outstanding += a.team.size();
                     team_of[a.unit] = a.team;
                     started[a.unit] = Clock::now();
-                    progress_->started(unit_material[a.unit]);
+                    progress_->started(job.name());
                     nlohmann::json holders = nlohmann::json::object(), shares = nlohmann::json::object();
-                    for (const Material& s : plan_->at(unit_material[a.unit]).successors) {
+                    for (const Material& s : plan_->at(job.material).successors) {
                         if (const auto it = solved_alone_by.find(s); it != solved_alone_by.end())
                             holders[s.name()] = it->second;
                         if (const auto it = solved_by_team.find(s); it != solved_by_team.end())
                             shares[s.name()] = it->second;
                     }
                     const std::string text = nlohmann::json{{"unit", a.unit},
-                                                            {"material", unit_material[a.unit].name()},
+                                                            {"material", job.material.name()},
+                                                            {"rules", job.kind == BuildJob::Kind::rule},
                                                             {"team", a.team},
                                                             {"team_id", ++team_id % 32000 + 1},
                                                             {"holders", holders},
@@ -343,6 +341,12 @@ private:
                 --outstanding;
                 if (done.at("entry").is_null()) continue;
                 ManifestEntry entry = entry_from_json(done.at("entry").get<std::string>());
+                if (jobs[unit].kind == BuildJob::Kind::rule) {
+                    progress_->finished(jobs[unit].name(), record_rule_table(*plan_, entry.material, jobs[unit].positions,
+                                                                             *entry.rules, *report_.rules));
+                    scheduler.finished(unit, seconds_since(began));
+                    continue;
+                }
                 entry.seconds = seconds_since(started[unit]);
                 if (scheduler.team_size(unit) == 1)
                     solved_alone_by[entry.material] = message->first;
@@ -401,6 +405,7 @@ private:
                 const nlohmann::json a = nlohmann::json::parse(message->second);
                 const int unit = a.at("unit").get<int>();
                 const Material m = Material::parse(a.at("material").get<std::string>());
+                const bool rules = a.at("rules").get<bool>();
                 const std::vector<int> team = a.at("team").get<std::vector<int>>();
                 const int team_id = a.at("team_id").get<int>();
                 Holders holders;
@@ -411,12 +416,13 @@ private:
                 for (const auto& item : a.at("shares").items())
                     holders.shares[Material::parse(item.key())] = item.value().template get<std::vector<int>>();
                 if (running++ == 0) account(false);
-                ++(team.size() == 1 ? counts_.materials_alone : counts_.team_materials);
+                ++(rules ? counts_.rule_tables : team.size() == 1 ? counts_.materials_alone : counts_.team_materials);
                 ++live;
-                arena_.enqueue([&, unit, m, team, team_id, holders] {
+                arena_.enqueue([&, unit, m, rules, team, team_id, holders] {
                     try {
-                        report_done(unit, team.size() == 1 ? std::optional(solve_alone(m, holders))
-                                                           : solve_with(m, team, team_id, holders));
+                        report_done(unit, rules               ? std::optional(solve_rules(m))
+                                          : team.size() == 1 ? std::optional(solve_alone(m, holders))
+                                                             : solve_with(m, team, team_id, holders));
                     } catch (const std::exception& e) {
                         fail(m.name() + ": " + e.what());
                     }
@@ -497,13 +503,31 @@ private:
     // A material solved by this rank alone, with the tables it leads to in
     // memory where the budget allows and read from their files otherwise.
     ManifestEntry solve_alone(const Material& m, const Holders& holders) {
-        maybe_kill_rank(session_.rank, m);
+        maybe_kill_rank(session_.rank, m.name());
         const SuccessorTables<V> tables(successors(m), o_.dir,
                                         [&](const Material& s) { return whole_table(s, holders); });
         auto values = std::make_shared<const SolvedValues>(solve_material<V>(m, tables.get()));
         const ManifestEntry entry = write_solved(o_, N, variant_dir_, *values);
         maybe_kill_after_write(m);
         cache_.keep(std::move(values));  // for the materials that read it, if they come here
+        return entry;
+    }
+
+    // Material m's .rul, solved by this rank alone: the rule values its moves
+    // lead to read from memory where this rank kept them, and from their
+    // files otherwise (written by whichever rank solved them). Its entry
+    // carries only the material and the .rul's record.
+    ManifestEntry solve_rules(const Material& m) {
+        maybe_kill_rank(session_.rank, m.name() + ".rul");
+        PlannedMaterial p;  // what the job needs of the plan, which rank 0 holds
+        p.material = m;
+        p.successors = successors(m);
+        p.positions = table_positions<N>(m);
+        SolvedRules solved = solve_rule_job<V>(o_, variant_dir_, p, rules_.find_all(p.successors));
+        rules_.keep(std::move(solved.values));
+        ManifestEntry entry;
+        entry.material = m;
+        entry.rules = std::move(solved.entry);
         return entry;
     }
 
@@ -521,7 +545,7 @@ private:
         MpiTeam mpi_team(comm, traffic_);
         SolveProgress hooks;
         hooks.level_started = [&](int level, int) {
-            if (level == 0) maybe_kill_rank(session_.rank, m);
+            if (level == 0) maybe_kill_rank(session_.rank, m.name());
         };
         TableSources sources;
         sources.whole = [&](const Material& s) { return fetch(s, holders); };
@@ -537,6 +561,7 @@ private:
     Session& session_;
     std::filesystem::path variant_dir_;
     ValuesCache cache_;
+    KeptRuleValues rules_;
     TableExchange exchange_;
     tbb::task_arena arena_;  // initialised by run()
     TeamTraffic traffic_;

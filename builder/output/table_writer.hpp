@@ -13,6 +13,7 @@
 #include <string>
 
 #include "builder/team/team.hpp"
+#include "builder/values/rule_values.hpp"
 #include "probe/material.hpp"
 #include "probe/table_format.hpp"
 
@@ -84,6 +85,19 @@ struct WrittenTable {
 // turn (rules.arrays() of them, both sides to move each).
 WrittenTable write_rule_table(const std::filesystem::path& directory, const TableSpec& spec, const RuleRecord& rules,
                               const ValueSource& values);
+
+// The values of `values`' .rul file (write_rule_table()): each value array
+// in turn, both sides to move, capture positions dont_care.
+inline ValueSource rule_file_source(const RuleValues& values) {
+    return [&values](std::uint64_t first, std::span<std::uint32_t> out) {
+        const std::uint64_t per_array = values.codes.size();
+        for (std::size_t i = 0; i < out.size(); ++i) {
+            const std::uint64_t g = first + i, at = g % per_array;
+            out[i] = values.has_capture(at) ? dont_care : (g < per_array ? values.codes : values.after_road)[at];
+        }
+    };
+}
+
 
 // The provenance JSON for `options` (the command line), with dtb's version and
 // the time now, or the time SOURCE_DATE_EPOCH gives if it is set.

@@ -2,8 +2,8 @@
 // compiled once for each variant (solve_variant.cpp), so that the drivers
 // that call it (the one-process build, the MPI driver) do not each compile
 // the whole solver for every variant again. What they do is
-// MaterialSolver<V> (material_solver.hpp); tests on other boards use it
-// directly.
+// MaterialSolver<V> (material_solver.hpp) and RuleSolver<V> (rule_solver.hpp);
+// tests on other boards use them directly.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +13,7 @@
 #include "builder/team/team.hpp"
 #include "builder/team/team_options.hpp"
 #include "builder/team/team_tables.hpp"
+#include "builder/values/rule_values.hpp"
 #include "builder/values/solved_values.hpp"
 #include "probe/material.hpp"
 
@@ -30,6 +31,12 @@ template <class V>
 SolvedValues solve_material_in_team(const Material& canonical, Team& team, TeamTables<V>& tables,
                                     const Successors<V>& whole, const TeamOptions& options,
                                     SolveProgress progress = {});
+
+// RuleSolver<V>(canonical, successors, literal_road, options).solve(): the
+// values under the draw rules (rule_solver.hpp).
+template <class V>
+RuleValues solve_rules(const Material& canonical, const RuleSuccessors<V>& successors, bool literal_road,
+                       const SolverOptions& options);
 
 // MaterialSolver<V>::working_bytes(canonical, pairs_at_once, options).
 template <class V>

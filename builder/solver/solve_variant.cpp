@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "builder/solver/material_solver.hpp"
+#include "builder/solver/rule_solver.hpp"
 #include "draughts/variant.hpp"
 
 namespace dtb {
@@ -22,6 +23,12 @@ SolvedValues solve_material_in_team(const Material& canonical, Team& team, TeamT
 }
 
 template <class V>
+RuleValues solve_rules(const Material& canonical, const RuleSuccessors<V>& successors, bool literal_road,
+                       const SolverOptions& options) {
+    return RuleSolver<V>(canonical, successors, literal_road, options).solve();
+}
+
+template <class V>
 std::uint64_t solver_working_bytes(const Material& canonical, std::uint64_t pairs_at_once,
                                    const SolverOptions& options) {
     return MaterialSolver<V>::working_bytes(canonical, pairs_at_once, options);
@@ -32,6 +39,7 @@ template SolvedValues solve_material<Variant>(const Material&, const Successors<
                                               std::uint64_t, const SolverOptions&);
 template SolvedValues solve_material_in_team<Variant>(const Material&, Team&, TeamTables<Variant>&,
                                                       const Successors<Variant>&, const TeamOptions&, SolveProgress);
+template RuleValues solve_rules<Variant>(const Material&, const RuleSuccessors<Variant>&, bool, const SolverOptions&);
 template std::uint64_t solver_working_bytes<Variant>(const Material&, std::uint64_t, const SolverOptions&);
 
 }  // namespace dtb

@@ -11,7 +11,7 @@ using Unit = Scheduler::Unit;
 
 // Largest teams: ceil(positions / team_positions), at least 1, at most every rank.
 TEST(Scheduler, LargestTeams) {
-    const Scheduler s({{10, {}}, {100, {}}, {101, {}}, {100000, {}}}, {1, 1, 1, 1}, 100);
+    const Scheduler s({{10, {}, {}}, {100, {}, {}}, {101, {}, {}}, {100000, {}, {}}}, {1, 1, 1, 1}, 100);
     EXPECT_EQ(s.max_team_size(0), 1);
     EXPECT_EQ(s.max_team_size(1), 1);
     EXPECT_EQ(s.max_team_size(2), 2);
@@ -22,12 +22,12 @@ TEST(Scheduler, LargestTeams) {
 // takes its 6 ranks, and unit 1, whose largest team is 2, finds 2 free.
 // With units of 600 and 700, unit 1 (largest team 7) waits for unit 0.
 TEST(Scheduler, LargestTeamsHook) {
-    Scheduler s({{600, {}}, {200, {}}}, {1, 1, 1, 1, 1, 1, 1, 1}, 100, true);
+    Scheduler s({{600, {}, {}}, {200, {}, {}}}, {1, 1, 1, 1, 1, 1, 1, 1}, 100, true);
     auto a = s.assign();
     ASSERT_EQ(a.size(), 2u);
     EXPECT_EQ(a[0].team.size(), 6u);
     EXPECT_EQ(a[1].team.size(), 2u);
-    Scheduler t({{700, {}}, {600, {}}}, {1, 1, 1, 1, 1, 1, 1, 1}, 100, true);
+    Scheduler t({{700, {}, {}}, {600, {}, {}}}, {1, 1, 1, 1, 1, 1, 1, 1}, 100, true);
     a = t.assign();
     ASSERT_EQ(a.size(), 1u);
     EXPECT_EQ(a[0].unit, 0);
@@ -38,7 +38,7 @@ TEST(Scheduler, LargestTeamsHook) {
 // positions ready together (largest teams 6 and 2) get 6 and 2 ranks; alone,
 // the unit of 600 would get its 6.
 TEST(Scheduler, TeamsInProportion) {
-    Scheduler s({{600, {}}, {200, {}}}, {1, 1, 1, 1, 1, 1, 1, 1}, 100);
+    Scheduler s({{600, {}, {}}, {200, {}, {}}}, {1, 1, 1, 1, 1, 1, 1, 1}, 100);
     const auto a = s.assign();
     ASSERT_EQ(a.size(), 2u);
     EXPECT_EQ(a[0].unit, 0);
@@ -55,7 +55,7 @@ TEST(Scheduler, TeamsInProportion) {
 // 8 x 200 / 4200, is one rank, but the 2 ranks unit 1 left have nothing else
 // to do (unit 0 keeps its 6 to its end), so it gets both.
 TEST(Scheduler, FreeRanksJoinTheReadyWork) {
-    Scheduler s({{4000, {}}, {1000, {}}, {200, {1}}}, {1, 1, 1, 1, 1, 1, 1, 1}, 100);
+    Scheduler s({{4000, {}, {}}, {1000, {}, {}}, {200, {1}, {1}}}, {1, 1, 1, 1, 1, 1, 1, 1}, 100);
     auto a = s.assign();
     ASSERT_EQ(a.size(), 2u);
     EXPECT_EQ(a[0].unit, 0);
@@ -72,7 +72,7 @@ TEST(Scheduler, FreeRanksJoinTheReadyWork) {
 
 // Many units ready on few ranks: each gets one rank, none a team.
 TEST(Scheduler, ManyUnitsOneRankEach) {
-    Scheduler s({{300, {}}, {300, {}}, {300, {}}, {300, {}}}, {1, 1}, 100);
+    Scheduler s({{300, {}, {}}, {300, {}, {}}, {300, {}, {}}, {300, {}, {}}}, {1, 1}, 100);
     const auto a = s.assign();
     ASSERT_EQ(a.size(), 2u);
     for (const auto& x : a) EXPECT_EQ(x.team.size(), 1u);
@@ -81,7 +81,7 @@ TEST(Scheduler, ManyUnitsOneRankEach) {
 // Dependencies: a unit starts only after all it waits for are finished.
 TEST(Scheduler, WaitsForDependencies) {
     // 0 <- 1 <- 2 (2 waits for 1, 1 for 0); one rank of one slot.
-    Scheduler s({{5, {}}, {5, {0}}, {5, {1}}}, {1}, 100);
+    Scheduler s({{5, {}, {}}, {5, {0}, {0}}, {5, {1}, {1}}}, {1}, 100);
     auto a = s.assign();
     ASSERT_EQ(a.size(), 1u);
     EXPECT_EQ(a[0].unit, 0);
@@ -105,7 +105,7 @@ TEST(Scheduler, WaitsForDependencies) {
 // Slots: a rank runs up to its slots of one-rank units at once, the rank
 // with the most free slots first.
 TEST(Scheduler, Slots) {
-    Scheduler s({{1, {}}, {1, {}}, {1, {}}, {1, {}}, {1, {}}}, {2, 1}, 100);
+    Scheduler s({{1, {}, {}}, {1, {}, {}}, {1, {}, {}}, {1, {}, {}}, {1, {}, {}}}, {2, 1}, 100);
     const auto a = s.assign();
     ASSERT_EQ(a.size(), 3u);  // two on rank 0, one on rank 1; two wait
     int on0 = 0, on1 = 0;
@@ -119,7 +119,7 @@ TEST(Scheduler, Slots) {
 // leads to unit 2 (1000 positions); unit 1 (500) leads nowhere. With one
 // slot, unit 0 goes first although unit 1 is bigger: its path is 1010.
 TEST(Scheduler, CriticalPathFirst) {
-    Scheduler s({{10, {}}, {500, {}}, {1000, {0}}}, {1}, 10000);
+    Scheduler s({{10, {}, {}}, {500, {}, {}}, {1000, {0}, {0}}}, {1}, 10000);
     const auto a = s.assign();
     ASSERT_EQ(a.size(), 1u);
     EXPECT_EQ(a[0].unit, 0);
@@ -141,7 +141,7 @@ int rank_of(const std::vector<Scheduler::Assignment>& a, int unit) {
 // when 1 ends, units 2 and 4 are ready, but 2 cannot have both ranks (3
 // runs) and 4 must not take the free one: nothing starts until 3 ends, then 2.
 TEST(Scheduler, TeamWaitsForRanks) {
-    Scheduler s({{100, {}}, {50, {}}, {200, {0, 1}}, {10, {0}}, {5, {1}}}, {1, 1}, 100);
+    Scheduler s({{100, {}, {}}, {50, {}, {}}, {200, {0, 1}, {0, 1}}, {10, {0}, {0}}, {5, {1}, {1}}}, {1, 1}, 100);
     // (Unit 2, when ready, is alone but for unit 3 running and unit 4:
     // 2 x 200 / 215 rounds to 2 ranks.)
     auto a = s.assign();
@@ -174,7 +174,7 @@ TEST(Scheduler, TeamWaitsForRanks) {
 // reads units 0 (big) and 1 (small), solved on different ranks; it goes to
 // unit 0's rank although both are free.
 TEST(Scheduler, AffinityToWhatItReads) {
-    Scheduler s({{90, {}}, {10, {}}, {50, {0, 1}}}, {1, 1}, 1000);
+    Scheduler s({{90, {}, {}}, {10, {}, {}}, {50, {0, 1}, {0, 1}}}, {1, 1}, 1000);
     const auto a = s.assign();
     ASSERT_EQ(a.size(), 2u);
     const int rank0 = rank_of(a, 0), rank1 = rank_of(a, 1);
@@ -186,6 +186,32 @@ TEST(Scheduler, AffinityToWhatItReads) {
     const auto b = s.assign();
     ASSERT_EQ(b.size(), 1u);
     EXPECT_EQ(b[0].team[0], rank0);
+}
+
+// What it waits for but does not read does not place it: unit 3 (a rule
+// table) waits for units 0 (its material's plain tables, big) and 2 (a rule
+// table it reads, small) and goes to unit 2's rank. And a unit that must be
+// alone gets one rank however big it is and however many are free.
+TEST(Scheduler, PlacedByWhatItReadsAlone) {
+    Scheduler s({{90, {}, {}}, {10, {}, {}}, {10, {1}, {1}, true}, {100000, {0, 2}, {2}, true}}, {1, 1, 1}, 1000);
+    EXPECT_EQ(s.max_team_size(3), 1);
+    const auto a = s.assign();
+    ASSERT_EQ(a.size(), 2u);
+    const int rank0 = rank_of(a, 0), rank1 = rank_of(a, 1);
+    s.released(1, rank1);
+    s.finished(1);
+    auto b = s.assign();
+    ASSERT_EQ(b.size(), 1u);
+    EXPECT_EQ(b[0].unit, 2);
+    EXPECT_EQ(b[0].team, std::vector<int>{rank1});  // where unit 1 was solved
+    s.released(2, rank1);
+    s.finished(2);
+    s.released(0, rank0);
+    s.finished(0);
+    b = s.assign();
+    ASSERT_EQ(b.size(), 1u);
+    EXPECT_EQ(b[0].unit, 3);
+    EXPECT_EQ(b[0].team, std::vector<int>{rank1});
 }
 
 // With a clock, a unit of lower priority runs on a rank a waiting team
@@ -200,7 +226,7 @@ TEST(Scheduler, AffinityToWhatItReads) {
 // starts.
 TEST(Scheduler, BackfillsWhatEndsBeforeTheTeamCanStart) {
     for (const bool clock : {true, false}) {
-        Scheduler s({{100, {}}, {1000, {}}, {10000, {0}}, {500, {0}}, {1500, {0}}}, {1, 1}, 2000);
+        Scheduler s({{100, {}, {}}, {1000, {}, {}}, {10000, {0}, {0}}, {500, {0}, {0}}, {1500, {0}, {0}}}, {1, 1}, 2000);
         auto a = s.assign(clock ? 0 : -1);
         ASSERT_EQ(a.size(), 2u);
         const int rank0 = rank_of(a, 0);
@@ -227,7 +253,7 @@ TEST(Scheduler, BackfillsWhatEndsBeforeTheTeamCanStart) {
 // largest teams always waits.
 TEST(Scheduler, StartsSmallerWhenThatEndsSooner) {
     for (const bool largest : {false, true}) {
-        Scheduler s({{100, {}}, {10000, {}}, {6200, {0}}}, {1, 1, 1, 1}, 3400, largest);
+        Scheduler s({{100, {}, {}}, {10000, {}, {}}, {6200, {0}, {0}}}, {1, 1, 1, 1}, 3400, largest);
         auto a = s.assign(0);
         ASSERT_EQ(a.size(), 2u);
         const int rank0 = rank_of(a, 0);
@@ -256,7 +282,7 @@ TEST(Scheduler, StartsSmallerWhenThatEndsSooner) {
 // was expected to end (38.1), 2 ranks now would end it sooner (42.4 against
 // 45.7); it is free now, so unit 2 waits for it (38.6).
 TEST(Scheduler, WaitsForARankWhoseMaterialHasFinished) {
-    Scheduler s({{3000, {}}, {10000, {}}, {3000, {1}}}, {1, 1, 1}, 1000);
+    Scheduler s({{3000, {}, {}}, {10000, {}, {}}, {3000, {1}, {1}}}, {1, 1, 1}, 1000);
     auto a = s.assign(0);
     ASSERT_EQ(a.size(), 2u);
     std::vector<int> team1;
@@ -279,7 +305,7 @@ TEST(Scheduler, WaitsForARankWhoseMaterialHasFinished) {
 // Nothing running and nothing that can start, yet units left: stuck (a bug in
 // the plan), which the coordinator reports instead of waiting for ever.
 TEST(Scheduler, Stuck) {
-    Scheduler s({{1, {}}}, {1}, 100);
+    Scheduler s({{1, {}, {}}}, {1}, 100);
     EXPECT_FALSE(s.stuck());
     const auto a = s.assign();
     ASSERT_EQ(a.size(), 1u);
@@ -292,7 +318,7 @@ TEST(Scheduler, Stuck) {
 }
 
 TEST(Scheduler, RefusesUnitsOutOfOrder) {
-    EXPECT_THROW(Scheduler({{1, {1}}, {1, {}}}, {1}, 100), std::logic_error);
+    EXPECT_THROW(Scheduler({{1, {1}, {1}}, {1, {}, {}}}, {1}, 100), std::logic_error);
 }
 
 }  // namespace
