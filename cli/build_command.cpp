@@ -28,11 +28,13 @@ void print_summary(const BuildReport& r) {
         dtw += m.entry.dtw_bytes;
     }
     for (const RankReport& k : r.ranks)
-        fmt::print("rank {:<3} {} alone, {} in teams, {} rule tables; working {:.1f} s (waiting for its teams {:.1f} s), idle {:.1f} s, "
+        fmt::print("rank {:<3} {} alone, {} in teams, {} rule tables (rule values unpacked {}, read through .rul "
+                   "files {}); working {:.1f} s (waiting for its teams {:.1f} s), idle {:.1f} s, "
                    "processor {:.1f} s; sent {} bytes, received {} bytes; table parts packed {}, sent again {}; "
                    "tables read back from their files {} ({:.1f} s, processor {:.1f} s); kept tables packed {}, "
                    "unpacked {}; peak memory {} MiB\n",
-                   k.rank, k.materials_alone, k.team_materials, k.rule_tables, k.working_seconds, k.team_wait_seconds,
+                   k.rank, k.materials_alone, k.team_materials, k.rule_tables, k.rules_unpacked,
+                   k.rules_through_files, k.working_seconds, k.team_wait_seconds,
                    k.idle_seconds, k.cpu_seconds, k.bytes_sent, k.bytes_received, k.table_parts_packed,
                    k.table_parts_sent_again, k.tables_read_back, k.read_back_seconds, k.read_back_cpu_seconds,
                    k.kept_packed, k.kept_unpacked, k.peak_memory_bytes >> 20);

@@ -257,7 +257,7 @@ private:
         report_.kept.spilled_bytes += packed.frame_bytes();
         return true;
     }
-    std::filesystem::path spill_directory() const { return plan_.variant_dir() / ".spill"; }
+    std::filesystem::path spill_directory() const { return scratch_directory(plan_.variant_dir()); }
     void clear_spill() {
         std::error_code ignored;  // scratch files: a folder that cannot be removed costs only disk space
         std::filesystem::remove_all(spill_directory(), ignored);

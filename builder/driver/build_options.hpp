@@ -63,6 +63,9 @@ struct RankReport {
     std::uint64_t materials_alone = 0;  // materials it solved by itself
     std::uint64_t team_materials = 0;   // materials it solved with others
     std::uint64_t rule_tables = 0;      // .rul tables it solved (alone: the rule solver has no team)
+    // Rule values its rule jobs read from the packed files other ranks left,
+    // and those they read through the .rul files (built before this run).
+    std::uint64_t rules_unpacked = 0, rules_through_files = 0;
     double working_seconds = 0;         // solving and writing, waits for its team included
     double team_wait_seconds = 0;       // of those, waiting for the rest of its team
     double idle_seconds = 0;            // waiting for work

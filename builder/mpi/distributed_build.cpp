@@ -1,5 +1,6 @@
 #include "builder/mpi/distributed_build.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -9,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -140,7 +142,7 @@ struct Holders {
 // What a rank counts of its own work, gathered by rank 0 at the end.
 struct RankCounts {
     std::uint64_t materials_alone = 0, team_materials = 0, rule_tables = 0, bytes_sent = 0, bytes_received = 0;
-    std::uint64_t peak_memory = 0;
+    std::uint64_t peak_memory = 0, rules_unpacked = 0, rules_through_files = 0;
     std::uint64_t table_parts_packed = 0, table_parts_sent_again = 0;
     std::uint64_t tables_read_back = 0, kept_packed = 0, kept_unpacked = 0;
     double read_back_seconds = 0, read_back_cpu_seconds = 0;
@@ -235,6 +237,8 @@ public:
         counts_.read_back_seconds = read_back_.seconds;
         counts_.read_back_cpu_seconds = read_back_.processor;
         counts_.kept_packed = cache_.packed();
+        counts_.rules_unpacked = rules_unpacked_;
+        counts_.rules_through_files = rules_through_files_;
         counts_.kept_unpacked = cache_.unpacked();
         counts_.peak_memory = peak_resident_bytes();
         counts_.cpu_seconds = cpu_seconds();
@@ -244,8 +248,8 @@ public:
         if (session_.rank != 0) return std::nullopt;
         for (int r = 0; r < session_.size; ++r) {
             const RankCounts& c = all[r];
-            report_.ranks.push_back({r, c.materials_alone, c.team_materials, c.rule_tables, c.working_seconds,
-                                     c.team_wait_seconds,
+            report_.ranks.push_back({r, c.materials_alone, c.team_materials, c.rule_tables, c.rules_unpacked,
+                                     c.rules_through_files, c.working_seconds, c.team_wait_seconds,
                                      c.idle_seconds, c.cpu_seconds, c.bytes_sent, c.bytes_received,
                                      c.table_parts_packed, c.table_parts_sent_again,
                                      c.tables_read_back, c.read_back_seconds, c.read_back_cpu_seconds, c.kept_packed,
@@ -279,8 +283,17 @@ private:
             // A unit a job of the plan: its plain tables or its .rul (one rank).
             const std::vector<BuildJob>& jobs = plan_->jobs();
             std::vector<Scheduler::Unit> units;
-            for (const BuildJob& job : jobs)
+            // Rule values still to be read by rule jobs: a rule job whose
+            // values some are to read leaves them packed in the scratch
+            // folder (packed_rules_file()), removed once the last has read them.
+            std::map<Material, int> rule_reads;
+            for (const BuildJob& job : jobs) {
                 units.push_back({job.positions, job.waits_for, job.reads, job.kind == BuildJob::Kind::rule});
+                if (job.kind == BuildJob::Kind::rule)
+                    for (int r : job.reads) ++rule_reads[jobs[r].material];
+            }
+            std::set<Material> packed;  // the rule values packed in the scratch folder
+            clear_scratch();  // what a killed build left
             // DTB_TEST_LARGEST_TEAMS: every material on its largest team, to measure what teams cost.
             const bool largest_teams = std::getenv("DTB_TEST_LARGEST_TEAMS") != nullptr;
             Scheduler scheduler(std::move(units), slots, o_.team_positions, largest_teams);
@@ -312,7 +325,9 @@ private:
                     started[a.unit] = Clock::now();
                     progress_->started(job.name());
                     nlohmann::json holders = nlohmann::json::object(), shares = nlohmann::json::object();
+                    std::vector<std::string> packed_successors;
                     for (const Material& s : plan_->at(job.material).successors) {
+                        if (packed.count(s)) packed_successors.push_back(s.name());
                         if (const auto it = solved_alone_by.find(s); it != solved_alone_by.end())
                             holders[s.name()] = it->second;
                         if (const auto it = solved_by_team.find(s); it != solved_by_team.end())
@@ -321,6 +336,8 @@ private:
                     const std::string text = nlohmann::json{{"unit", a.unit},
                                                             {"material", job.material.name()},
                                                             {"rules", job.kind == BuildJob::Kind::rule},
+                                                            {"pack", rule_reads[job.material] > 0},
+                                                            {"packed", packed_successors},
                                                             {"team", a.team},
                                                             {"team_id", ++team_id % 32000 + 1},
                                                             {"holders", holders},
@@ -344,6 +361,12 @@ private:
                 if (jobs[unit].kind == BuildJob::Kind::rule) {
                     progress_->finished(jobs[unit].name(), record_rule_table(*plan_, entry.material, jobs[unit].positions,
                                                                              *entry.rules, *report_.rules));
+                    if (rule_reads[entry.material] > 0) packed.insert(entry.material);
+                    for (int r : jobs[unit].reads)
+                        if (--rule_reads[jobs[r].material] == 0 && packed.erase(jobs[r].material)) {
+                            std::error_code ignored;  // a scratch file: if it cannot go, it costs only disk space
+                            std::filesystem::remove(packed_rules_file(variant_dir_, jobs[r].material), ignored);
+                        }
                     scheduler.finished(unit, seconds_since(began));
                     continue;
                 }
@@ -360,6 +383,7 @@ private:
                 scheduler.finished(unit, seconds_since(began));
             }
             for (int r = 0; r < session_.size; ++r) send_text(session_.coordination, r, finish_tag, "");
+            clear_scratch();
         } catch (const std::exception& e) {
             fail(e.what());
         }
@@ -406,6 +430,9 @@ private:
                 const int unit = a.at("unit").get<int>();
                 const Material m = Material::parse(a.at("material").get<std::string>());
                 const bool rules = a.at("rules").get<bool>();
+                const bool pack = a.at("pack").get<bool>();
+                std::vector<Material> packed;
+                for (const auto& name : a.at("packed")) packed.push_back(Material::parse(name.get<std::string>()));
                 const std::vector<int> team = a.at("team").get<std::vector<int>>();
                 const int team_id = a.at("team_id").get<int>();
                 Holders holders;
@@ -418,9 +445,9 @@ private:
                 if (running++ == 0) account(false);
                 ++(rules ? counts_.rule_tables : team.size() == 1 ? counts_.materials_alone : counts_.team_materials);
                 ++live;
-                arena_.enqueue([&, unit, m, rules, team, team_id, holders] {
+                arena_.enqueue([&, unit, m, rules, pack, packed, team, team_id, holders] {
                     try {
-                        report_done(unit, rules               ? std::optional(solve_rules(m))
+                        report_done(unit, rules               ? std::optional(solve_rules(m, packed, pack))
                                           : team.size() == 1 ? std::optional(solve_alone(m, holders))
                                                              : solve_with(m, team, team_id, holders));
                     } catch (const std::exception& e) {
@@ -494,6 +521,12 @@ private:
         return values;
     }
 
+    // Empties the build's scratch folder (rank 0, before the first job and after the last).
+    void clear_scratch() const {
+        std::error_code ignored;  // scratch files: a folder that cannot be removed costs only disk space
+        std::filesystem::remove_all(scratch_directory(variant_dir_), ignored);
+    }
+
     // Materials may be solved side by side on this rank.
     void count_read_back(const ReadBacks& read) {
         const std::lock_guard lock(read_back_mutex_);
@@ -513,17 +546,36 @@ private:
         return entry;
     }
 
-    // Material m's .rul, solved by this rank alone: the rule values its moves
-    // lead to read from memory where this rank kept them, and from their
-    // files otherwise (written by whichever rank solved them). Its entry
-    // carries only the material and the .rul's record.
-    ManifestEntry solve_rules(const Material& m) {
+    // Material m's .rul, solved by this rank alone. The rule values its
+    // moves lead to are read from memory where this rank kept them, else
+    // from their packed files where they are `packed` (rule values solved by
+    // other ranks in this build), else through their .rul files (a table
+    // built before, or a packed file that fails). With `pack`, its values
+    // are left packed for the rule jobs of other ranks. Its entry carries
+    // only the material and the .rul's record.
+    ManifestEntry solve_rules(const Material& m, const std::vector<Material>& packed, bool pack) {
         maybe_kill_rank(session_.rank, m.name() + ".rul");
         PlannedMaterial p;  // what the job needs of the plan, which rank 0 holds
         p.material = m;
         p.successors = successors(m);
         p.positions = table_positions<N>(m);
-        SolvedRules solved = solve_rule_job<V>(o_, variant_dir_, p, rules_.find_all(p.successors));
+        std::vector<std::shared_ptr<const RuleValues>> held = rules_.find_all(p.successors);
+        for (const Material& s : p.successors) {
+            if (std::any_of(held.begin(), held.end(), [&](const auto& v) { return v->material == s; })) continue;
+            if (std::find(packed.begin(), packed.end(), s) == packed.end()) {
+                ++rules_through_files_;
+                continue;
+            }
+            try {
+                held.push_back(read_packed_rules<V>(variant_dir_, s));
+                ++rules_unpacked_;
+                rules_.keep(held.back());
+            } catch (const std::runtime_error&) {
+                ++rules_through_files_;  // the .rul file answers the same
+            }
+        }
+        SolvedRules solved = solve_rule_job<V>(o_, variant_dir_, p, held);
+        if (pack) write_packed_rules(variant_dir_, *solved.values);
         rules_.keep(std::move(solved.values));
         ManifestEntry entry;
         entry.material = m;
@@ -562,6 +614,7 @@ private:
     std::filesystem::path variant_dir_;
     ValuesCache cache_;
     KeptRuleValues rules_;
+    std::atomic<std::uint64_t> rules_unpacked_{0}, rules_through_files_{0};  // rule jobs run side by side
     TableExchange exchange_;
     tbb::task_arena arena_;  // initialised by run()
     TeamTraffic traffic_;

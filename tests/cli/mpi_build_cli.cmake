@@ -89,11 +89,40 @@ same_tables(brazilian ${work}/ref1 ${dir})
 unset(ENV{DTB_TEST_LARGEST_TEAMS})
 unset(ENV{DTB_TEST_STAGE_POSITIONS})
 
-# With the rule tables (--rules): the same .rul files as one process makes.
+# With the rule tables (--rules): the same .rul files as one process makes,
+# on 2 and 3 ranks, with teams for the plain tables; the rule jobs spread
+# over the ranks (at least two of them solve some), reading the rule values
+# other ranks solved from the packed files they left in the scratch folder,
+# which is gone once the build ends.
 run(0 build --variant brazilian --pieces 4 --dir ${work}/rules-one --rules)
-mpi_run(2 0 build --variant brazilian --pieces 4 --dir ${work}/rules-ranks2 --rules)
-expect_in("${last}" "rule tables: built 23")
-same_tables(brazilian ${work}/rules-one ${work}/rules-ranks2)
+foreach(ranks 2 3)
+  set(dir ${work}/rules-ranks${ranks})
+  mpi_run(${ranks} 0 build --variant brazilian --pieces 4 --dir ${dir} --rules --team-positions 60000)
+  expect_in("${last}" "rule tables: built 23")
+  same_tables(brazilian ${work}/rules-one ${dir})
+  string(REGEX MATCHALL "in teams, [1-9][0-9]* rule tables" solving "${out}")
+  list(LENGTH solving solving)
+  string(REGEX MATCHALL "rule values unpacked [1-9]" unpacked "${out}")
+  if(solving LESS 2 OR unpacked STREQUAL "")
+    message(FATAL_ERROR "the rule jobs on ${ranks} ranks were not spread, or read no packed values: ${out}")
+  endif()
+  if(EXISTS ${dir}/brazilian/.spill)
+    message(FATAL_ERROR "the build left its scratch folder ${dir}/brazilian/.spill")
+  endif()
+endforeach()
+
+# The rank that writes KKMvK.rul killed (SIGKILL) before the manifest lists
+# it: the job ends, and run again on 2 ranks it resumes to the same files.
+set(ENV{DTB_TEST_KILL_AFTER_WRITE} KKMvK.rul)
+mpi_run(3 1 build --variant brazilian --pieces 4 --dir ${work}/rules-killed --rules)
+unset(ENV{DTB_TEST_KILL_AFTER_WRITE})
+expect_in("${err}" "signal 9")
+mpi_run(2 0 build --variant brazilian --pieces 4 --dir ${work}/rules-killed --rules)
+expect_in("${out}" "rule table already built")
+if(NOT out MATCHES "\nKKMvK.rul +[0-9,]+ positions")
+  message(FATAL_ERROR "KKMvK.rul, killed before the manifest listed it, was not built again: ${out}")
+endif()
+same_tables(brazilian ${work}/rules-one ${work}/rules-killed)
 
 # Built again on 2 ranks: nothing to do, and the skipped tables are named.
 mpi_run(2 0 build --variant brazilian --material KKKvKK --dir ${work}/case7-ranks3 --team-positions 1000000)
