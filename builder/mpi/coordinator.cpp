@@ -1,0 +1,161 @@
+#include "builder/mpi/coordinator.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include <fmt/core.h>
+
+#include "builder/driver/rule_job.hpp"
+#include "builder/driver/scheduler.hpp"
+#include "builder/mpi/messages.hpp"
+#include "builder/mpi/mpi_team.hpp"
+
+namespace dtb::mpi {
+
+Coordinator::Coordinator(const BuildOptions& o, const Session& session, std::unique_ptr<BuildPlan> plan, int threads)
+    : o_(o), session_(session), plan_(std::move(plan)) {
+    for (const std::string& note : plan_->notes()) fmt::print("{}\n", note);
+    std::uint64_t to_build = 0;
+    std::size_t building = 0;
+    for (const BuildJob& job : plan_->jobs())
+        if (job.kind == BuildJob::Kind::plain) {
+            ++building;
+            to_build += job.positions;
+        }
+    report_.positions_built = to_build;
+    // Under a launcher standard output is rarely a terminal one watches
+    // (Open MPI gives rank 0 a pseudo-terminal): a line per material.
+    progress_ = std::make_unique<Progress>(
+        o_.output == BuildOptions::Output::automatic ? BuildOptions::Output::log : o_.output, building, to_build);
+    progress_->note(fmt::format("building on {} ranks of {} threads", session_.size, threads));
+    for (const PlannedMaterial& p : plan_->materials())
+        if (!p.build) {
+            progress_->note(fmt::format("{:<10} already built (in the manifest, files intact)", p.material.name()));
+            report_.materials.push_back({*plan_->manifest().find(p.material), true});
+        }
+    report_.rules = planned_rule_report(o_, *plan_, [&](const std::string& line) { progress_->note(line); });
+}
+
+void Coordinator::run(const std::vector<int>& slots) {
+    try {
+        // A unit a job of the plan: its plain tables or its .rul (one rank).
+        const std::vector<BuildJob>& jobs = plan_->jobs();
+        std::vector<Scheduler::Unit> units;
+        // Rule values still to be read by rule jobs: a rule job whose
+        // values some are to read leaves them packed in the scratch
+        // folder (packed_rules_file()), removed once the last has read them.
+        std::map<Material, int> rule_reads;
+        for (const BuildJob& job : jobs) {
+            units.push_back({job.positions, job.waits_for, job.reads, job.kind == BuildJob::Kind::rule});
+            if (job.kind == BuildJob::Kind::rule)
+                for (int r : job.reads) ++rule_reads[jobs[r].material];
+        }
+        std::set<Material> packed;  // the rule values packed in the scratch folder
+        clear_scratch();  // what a killed build left
+        // DTB_TEST_LARGEST_TEAMS: every material on its largest team, to measure what teams cost.
+        const bool largest_teams = std::getenv("DTB_TEST_LARGEST_TEAMS") != nullptr;
+        Scheduler scheduler(std::move(units), slots, o_.team_positions, largest_teams);
+        // The scheduler's clock: what finished materials took tells it
+        // how long running ones will, to fill the ranks a team waits for.
+        const Clock::time_point began = Clock::now();
+        std::vector<Clock::time_point> started(jobs.size());
+        std::vector<std::vector<int>> team_of(jobs.size());
+        std::map<Material, int> solved_alone_by;            // which rank keeps which table it solved
+        std::map<Material, std::vector<int>> solved_by_team;  // and which ranks keep their ranges of which
+        int team_id = 0;
+        std::size_t outstanding = 0;  // ranks given a part that have not said it is done
+        // The scheduler is asked again when a rank has reported, else once
+        // a second (its estimates move with the time alone): on many
+        // ranks a call weighs every ready material against every rank.
+        bool reported = true;
+        double asked_at = 0;
+        while (!scheduler.all_finished() || outstanding > 0) {
+            std::vector<Scheduler::Assignment> assignments;
+            if (const double now = seconds_since(began); reported || now - asked_at >= 1) {
+                reported = false;
+                asked_at = now;
+                assignments = scheduler.assign(now);
+            }
+            for (const Scheduler::Assignment& a : assignments) {
+                const BuildJob& job = jobs[a.unit];
+                outstanding += a.team.size();
+                team_of[a.unit] = a.team;
+                started[a.unit] = Clock::now();
+                progress_->started(job.name());
+                Assignment out;
+                out.unit = a.unit;
+                out.material = job.material;
+                out.rules = job.kind == BuildJob::Kind::rule;
+                out.pack = rule_reads[job.material] > 0;
+                out.team = a.team;
+                out.team_id = ++team_id % 32000 + 1;
+                for (const Material& s : plan_->at(job.material).successors) {
+                    if (packed.count(s)) out.packed.push_back(s);
+                    if (const auto it = solved_alone_by.find(s); it != solved_alone_by.end())
+                        out.holders.whole[s] = it->second;
+                    if (const auto it = solved_by_team.find(s); it != solved_by_team.end())
+                        out.holders.shares[s] = it->second;
+                }
+                const std::string text = to_text(out);
+                for (int r : a.team) send_text(session_.coordination, r, assign_tag, text);
+            }
+            if (scheduler.stuck()) throw std::logic_error("the distributed build cannot go on: nothing runs or can start");
+            const auto message = try_receive(session_.coordination, MPI_ANY_SOURCE, done_tag);
+            if (!message) {
+                std::this_thread::sleep_for(std::chrono::microseconds(500));
+                continue;
+            }
+            reported = true;
+            const Done done = done_from_text(message->second);
+            const int unit = done.unit;
+            scheduler.released(unit, message->first);
+            --outstanding;
+            if (!done.entry) continue;
+            ManifestEntry entry = *done.entry;
+            if (jobs[unit].kind == BuildJob::Kind::rule) {
+                progress_->finished(jobs[unit].name(), record_rule_table(*plan_, entry.material, jobs[unit].positions,
+                                                                         *entry.rules, *report_.rules));
+                if (rule_reads[entry.material] > 0) packed.insert(entry.material);
+                for (int r : jobs[unit].reads)
+                    if (--rule_reads[jobs[r].material] == 0 && packed.erase(jobs[r].material)) {
+                        std::error_code ignored;  // a scratch file: if it cannot go, it costs only disk space
+                        std::filesystem::remove(packed_rules_file(plan_->variant_dir(), jobs[r].material), ignored);
+                    }
+                scheduler.finished(unit, seconds_since(began));
+                continue;
+            }
+            entry.seconds = seconds_since(started[unit]);
+            if (scheduler.team_size(unit) == 1)
+                solved_alone_by[entry.material] = message->first;
+            else
+                solved_by_team[entry.material] = team_of[unit];
+            plan_->manifest().put(entry);
+            plan_->manifest().save(plan_->variant_dir() / Manifest::file_name);
+            report_.materials.push_back({entry, false});
+            progress_->positions(entry.positions);
+            progress_->finished(entry, scheduler.team_size(unit));
+            scheduler.finished(unit, seconds_since(began));
+        }
+        for (int r = 0; r < session_.size; ++r) send_text(session_.coordination, r, finish_tag, "");
+        clear_scratch();
+    } catch (const std::exception& e) {
+        fail(e.what());
+    }
+}
+
+BuildReport Coordinator::finish() {
+    progress_.reset();
+    return std::move(report_);
+}
+
+void Coordinator::clear_scratch() const {
+    std::error_code ignored;  // scratch files: a folder that cannot be removed costs only disk space
+    std::filesystem::remove_all(scratch_directory(plan_->variant_dir()), ignored);
+}
+
+}  // namespace dtb::mpi

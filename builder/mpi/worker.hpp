@@ -1,0 +1,324 @@
+// Every rank's part of a distributed build (docs/design.md, "Distributed
+// build"): the worker. It takes jobs from the coordinator (coordinator.hpp,
+// through the messages of messages.hpp) until it says nothing is left, and
+// solves them in oneTBB tasks of an arena of its own: whole materials and
+// rule tables, several at once, or its share of a material in a team
+// (MpiTeam), alone on the rank. It keeps what it solved or read within its
+// memory budget (ValuesCache, KeptRuleValues), answers other ranks that ask
+// for its tables (TableExchange), and writes the tables it solves; the
+// coordinator writes the manifest.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/core.h>
+#include <mpi.h>
+#include <tbb/task_arena.h>
+
+#include "builder/driver/material_job.hpp"
+#include "builder/driver/rule_job.hpp"
+#include "builder/mpi/messages.hpp"
+#include "builder/mpi/mpi_team.hpp"
+#include "builder/mpi/session.hpp"
+#include "builder/mpi/table_exchange.hpp"
+#include "builder/values/rule_values.hpp"
+#include "builder/values/table_loader.hpp"
+#include "builder/values/values_cache.hpp"
+
+namespace dtb::mpi {
+
+// Test hooks: DTB_TEST_KILL_RANK=R:JOB kills rank R with SIGKILL when it
+// starts JOB, a material (a team's member is then in the middle of its
+// team's exchanges) or MATERIAL.rul, the way a node that fails would;
+// DTB_TEST_FAIL_RANK makes it fail there with an error instead.
+inline void maybe_kill_rank(int rank, const std::string& job) {
+    const std::string here = fmt::format("{}:{}", rank, job);
+    if (const char* kill = std::getenv("DTB_TEST_KILL_RANK"); kill && here == kill) std::raise(SIGKILL);
+    if (const char* failure = std::getenv("DTB_TEST_FAIL_RANK"); failure && here == failure)
+        throw std::runtime_error("a test made rank " + std::to_string(rank) + " fail (DTB_TEST_FAIL_RANK)");
+}
+
+// What a rank counts of its own work, gathered by rank 0 at the end.
+struct RankCounts {
+    std::uint64_t materials_alone = 0, team_materials = 0, rule_tables = 0, bytes_sent = 0, bytes_received = 0;
+    std::uint64_t peak_memory = 0, rules_unpacked = 0, rules_through_files = 0;
+    std::uint64_t table_parts_packed = 0, table_parts_sent_again = 0;
+    std::uint64_t tables_read_back = 0, kept_packed = 0, kept_unpacked = 0;
+    double read_back_seconds = 0, read_back_cpu_seconds = 0;
+    double working_seconds = 0, team_wait_seconds = 0, idle_seconds = 0, cpu_seconds = 0;
+};
+
+template <class V>
+class Worker {
+public:
+    static constexpr int N = V::board_size;
+
+    // `threads` solve the jobs; the thread that calls work() only passes messages.
+    Worker(const BuildOptions& o, Session& session, int threads)
+        : o_(o),
+          session_(session),
+          variant_dir_(o.dir / o.variant),
+          // With --rules, a quarter of the budget keeps rule values.
+          cache_(o.rules ? memory_budget(o, session) / 4 * 3 : memory_budget(o, session)),
+          rules_(o.rules ? memory_budget(o, session) / 4 : 0),
+          // Packed parts kept for askers: about a tenth of the tables'
+          // bytes, so a sixteenth of the budget keeps parts of most of them.
+          exchange_(session.tables, cache_, memory_budget(o, session) / 16) {
+        // The calling thread counted as one more (oneTBB would otherwise size
+        // the arena from the processor affinity a launcher sets, one core
+        // per rank by default).
+        arena_.initialize(threads + 1, 1);
+    }
+
+    // After work(): what this rank did.
+    RankCounts counts() {
+        counts_.bytes_sent = traffic_.bytes_sent + exchange_.bytes_sent();
+        counts_.bytes_received = traffic_.bytes_received + exchange_.bytes_received();
+        counts_.table_parts_packed = exchange_.parts_packed();
+        counts_.table_parts_sent_again = exchange_.parts_sent_again();
+        counts_.team_wait_seconds = traffic_.wait_seconds;
+        counts_.tables_read_back = static_cast<std::uint64_t>(read_back_.tables);
+        counts_.read_back_seconds = read_back_.seconds;
+        counts_.read_back_cpu_seconds = read_back_.processor;
+        counts_.kept_packed = cache_.packed();
+        counts_.kept_unpacked = cache_.unpacked();
+        counts_.rules_unpacked = rules_unpacked_;
+        counts_.rules_through_files = rules_through_files_;
+        counts_.peak_memory = peak_resident_bytes();
+        counts_.cpu_seconds = cpu_seconds();
+        return counts_;
+    }
+
+    // Takes jobs from the coordinator until it says nothing is left. The
+    // calling thread only passes messages (assignments, done messages,
+    // tables asked of this rank); the jobs, alone (several at once) or in a
+    // team (alone on the rank), run in oneTBB tasks, which hand their done
+    // messages back to it.
+    void work() {
+        std::atomic<int> live{0};  // tasks not yet returned
+        std::mutex finished_mutex;
+        std::vector<std::string> finished;  // done messages
+        int running = 0;
+        Clock::time_point since = Clock::now();
+        auto account = [&](bool was_working) {
+            (was_working ? counts_.working_seconds : counts_.idle_seconds) += seconds_since(since);
+            since = Clock::now();
+        };
+        auto report_done = [&](const Done& done) {
+            const std::lock_guard lock(finished_mutex);
+            finished.push_back(to_text(done));
+        };
+        for (;;) {
+            bool acted = false;
+            std::vector<std::string> done;
+            {
+                const std::lock_guard lock(finished_mutex);
+                done.swap(finished);
+            }
+            for (const std::string& text : done) {
+                send_text(session_.coordination, 0, done_tag, text);
+                if (--running == 0) account(true);
+                acted = true;
+            }
+            acted |= exchange_.serve();
+            if (try_receive(session_.coordination, 0, finish_tag)) break;
+            if (const auto message = try_receive(session_.coordination, 0, assign_tag)) {
+                acted = true;
+                Assignment a = assignment_from_text(message->second);
+                std::erase_if(a.holders.whole, [&](const auto& h) { return h.second == session_.rank; });
+                if (running++ == 0) account(false);
+                ++(a.rules ? counts_.rule_tables : a.team.size() == 1 ? counts_.materials_alone : counts_.team_materials);
+                ++live;
+                arena_.enqueue([&, a = std::move(a)] {
+                    try {
+                        report_done({a.unit, a.rules              ? std::optional(solve_rules(a.material, a.packed, a.pack))
+                                             : a.team.size() == 1 ? std::optional(solve_alone(a.material, a.holders))
+                                                                  : solve_with(a.material, a.team, a.team_id, a.holders)});
+                    } catch (const std::exception& e) {
+                        fail(a.material.name() + ": " + e.what());
+                    }
+                    return_free_memory();
+                    --live;
+                });
+            }
+            if (!acted) std::this_thread::sleep_for(std::chrono::microseconds(running > 0 ? 1000 : 200));
+        }
+        while (live > 0) std::this_thread::sleep_for(std::chrono::microseconds(100));
+        exchange_.finish();
+        account(false);
+    }
+
+private:
+    // Range `into` of its table from the ranks that keep it: the rank that
+    // solved it alone, or the ranks that solved it in a team (their ranges,
+    // this rank's own included): false if one of them no longer has its part.
+    bool fill(SolvedValues& into, const Holders& holders) {
+        const Material& s = into.material;
+        const std::uint64_t first = into.first, end = into.first + into.codes.size();
+        if (const auto it = holders.whole.find(s); it != holders.whole.end())
+            return exchange_.fetch(it->second, first, end - first, into);
+        const auto it = holders.shares.find(s);
+        if (it == holders.shares.end()) return false;
+        const std::vector<int>& team = it->second;
+        const Ranges ranges = Ranges::split(into.positions(), static_cast<int>(team.size()), o_.block_shift);
+        for (std::size_t j = 0; j < team.size(); ++j) {
+            const std::uint64_t a = std::max(first, ranges.first(static_cast<int>(j)));
+            const std::uint64_t b = std::min(end, ranges.first(static_cast<int>(j) + 1));
+            if (a >= b) continue;
+            if (team[j] != session_.rank) {
+                if (!exchange_.fetch(team[j], a, b - a, into)) return false;
+                continue;
+            }
+            const std::shared_ptr<const SolvedValues> mine = cache_.find(s);  // this rank's own range
+            if (!mine || !mine->holds(a) || !mine->holds(b - 1)) return false;
+            std::copy_n(mine->codes.data() + (a - mine->first), b - a, into.codes.data() + (a - first));
+            std::copy_n(mine->capture.data() + (a - mine->first) / 64, (b - a + 63) / 64,
+                        into.capture.data() + (a - first) / 64);
+        }
+        return true;
+    }
+
+    // Table s whole from the ranks that keep it (kept here), or null.
+    std::shared_ptr<const SolvedValues> fetch(const Material& s, const Holders& holders) {
+        if (!holders.whole.count(s) && !holders.shares.count(s)) return nullptr;
+        auto values = std::make_shared<SolvedValues>(s, Index<N>(s).size());
+        if (!fill(*values, holders)) return nullptr;
+        cache_.keep(values);
+        return values;
+    }
+
+    // Table s whole in this rank's memory: kept, asked of the ranks that
+    // solved it, or read from its file; null if the rank has no room for it.
+    std::shared_ptr<const SolvedValues> whole_table(const Material& s, const Holders& holders) {
+        std::shared_ptr<const SolvedValues> values = cache_.find_whole(s);
+        if (values || !cache_.room_for(SolvedValues::bytes_for(table_positions<N>(s)))) return values;
+        if ((values = fetch(s, holders))) return values;
+        // Its capture positions answered from the tables it leads to that are here, or from their files.
+        const TableFile file = open_dtw_table<V>(variant_dir_, s);
+        const Prober<V> prober(o_.dir);
+        ReadBacks read;
+        read.count([&] {
+            values = std::make_shared<const SolvedValues>(load_solved_values<V>(
+                file, Successors<V>(cache_.find_all(successors(s)), &prober), 0, file.header().block_count()));
+        });
+        count_read_back(read);
+        cache_.keep(values);
+        return values;
+    }
+
+    // Materials may be solved side by side on this rank.
+    void count_read_back(const ReadBacks& read) {
+        const std::lock_guard lock(read_back_mutex_);
+        read_back_ += read;
+    }
+
+    // A material solved by this rank alone, with the tables it leads to in
+    // memory where the budget allows and read from their files otherwise.
+    ManifestEntry solve_alone(const Material& m, const Holders& holders) {
+        maybe_kill_rank(session_.rank, m.name());
+        const SuccessorTables<V> tables(successors(m), o_.dir,
+                                        [&](const Material& s) { return whole_table(s, holders); });
+        auto values = std::make_shared<const SolvedValues>(solve_material<V>(m, tables.get()));
+        const ManifestEntry entry = write_solved(o_, N, variant_dir_, *values);
+        maybe_kill_after_write(m);
+        cache_.keep(std::move(values));  // for the materials that read it, if they come here
+        return entry;
+    }
+
+    // Material m's .rul, solved by this rank alone. The rule values its
+    // moves lead to are read from memory where this rank kept them, else
+    // from their packed files where they are `packed` (rule values solved by
+    // other ranks in this build), else through their .rul files (a table
+    // built before, or a packed file that fails). With `pack`, its values
+    // are left packed for the rule jobs of other ranks. Its entry carries
+    // only the material and the .rul's record.
+    ManifestEntry solve_rules(const Material& m, const std::vector<Material>& packed, bool pack) {
+        maybe_kill_rank(session_.rank, m.name() + ".rul");
+        PlannedMaterial p;  // what the job needs of the plan, which rank 0 holds
+        p.material = m;
+        p.successors = successors(m);
+        p.positions = table_positions<N>(m);
+        std::vector<std::shared_ptr<const RuleValues>> held = rules_.find_all(p.successors);
+        for (const Material& s : p.successors) {
+            if (std::any_of(held.begin(), held.end(), [&](const auto& v) { return v->material == s; })) continue;
+            if (std::find(packed.begin(), packed.end(), s) == packed.end()) {
+                ++rules_through_files_;
+                continue;
+            }
+            try {
+                held.push_back(read_packed_rules<V>(variant_dir_, s));
+                ++rules_unpacked_;
+                rules_.keep(held.back());
+            } catch (const std::runtime_error&) {
+                ++rules_through_files_;  // the .rul file answers the same
+            }
+        }
+        SolvedRules solved = solve_rule_job<V>(o_, variant_dir_, p, held);
+        if (pack) write_packed_rules(variant_dir_, *solved.values);
+        rules_.keep(std::move(solved.values));
+        ManifestEntry entry;
+        entry.material = m;
+        entry.rules = std::move(solved.entry);
+        return entry;
+    }
+
+    // This rank's part of material m, solved with the ranks of `team`; the
+    // first of them writes the tables and gets the manifest entry.
+    std::optional<ManifestEntry> solve_with(const Material& m, const std::vector<int>& team, int team_id,
+                                            const Holders& holders) {
+        MPI_Group everyone, members;
+        MPI_Comm_group(session_.teams, &everyone);
+        MPI_Group_incl(everyone, static_cast<int>(team.size()), team.data(), &members);
+        MPI_Comm comm;
+        check(MPI_Comm_create_group(session_.teams, members, team_id, &comm), "MPI_Comm_create_group");
+        MPI_Group_free(&members);
+        MPI_Group_free(&everyone);
+        MpiTeam mpi_team(comm, traffic_);
+        SolveProgress hooks;
+        hooks.level_started = [&](int level, int) {
+            if (level == 0) maybe_kill_rank(session_.rank, m.name());
+        };
+        TableSources sources;
+        sources.whole = [&](const Material& s) { return fetch(s, holders); };
+        sources.range = [&](SolvedValues& into) { return fill(into, holders); };
+        sources.read_back = [&](const ReadBacks& read) { count_read_back(read); };
+        std::optional<ManifestEntry> entry = solve_in_team<V>(mpi_team, o_, variant_dir_, m, &cache_, sources, hooks);
+        if (entry) maybe_kill_after_write(m);
+        MPI_Comm_free(&comm);
+        return entry;
+    }
+
+    // Memory for tables kept by a rank: --memory per rank, or three quarters
+    // of the node's shared by the ranks on it.
+    static std::uint64_t memory_budget(const BuildOptions& o, const Session& s) {
+        return o.memory_bytes ? o.memory_bytes : physical_memory() / 4 * 3 / static_cast<unsigned>(s.ranks_on_node);
+    }
+
+    const BuildOptions& o_;
+    Session& session_;
+    std::filesystem::path variant_dir_;
+    ValuesCache cache_;
+    KeptRuleValues rules_;
+    std::atomic<std::uint64_t> rules_unpacked_{0}, rules_through_files_{0};  // rule jobs run side by side
+    TableExchange exchange_;
+    tbb::task_arena arena_;
+    TeamTraffic traffic_;
+    RankCounts counts_;
+    std::mutex read_back_mutex_;
+    ReadBacks read_back_;
+};
+
+}  // namespace dtb::mpi
