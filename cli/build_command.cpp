@@ -28,24 +28,25 @@ void print_summary(const BuildReport& r) {
         dtw += m.entry.dtw_bytes;
     }
     for (const RankReport& k : r.ranks)
-        fmt::print("rank {:<3} {} alone, {} in teams, {} rule tables (rule values unpacked {}, read through .rul "
-                   "files {}); working {:.1f} s (waiting for its teams {:.1f} s), idle {:.1f} s, "
+        fmt::print("rank {:<3} {} alone, {} in teams, {} rule tables; packed forms written {}, read {}, failed {}; "
+                   "rule values read through .rul files {}; working {:.1f} s (waiting for its teams {:.1f} s), idle {:.1f} s, "
                    "processor {:.1f} s; sent {} bytes, received {} bytes; table parts packed {}, sent again {}; "
                    "tables read back from their files {} ({:.1f} s, processor {:.1f} s); kept tables packed {}, "
                    "unpacked {}; peak memory {} MiB\n",
-                   k.rank, k.materials_alone, k.team_materials, k.rule_tables, k.rules_unpacked,
-                   k.rules_through_files, k.working_seconds, k.team_wait_seconds,
+                   k.rank, k.materials_alone, k.team_materials, k.rule_tables, k.packed_written, k.packed_read,
+                   k.packed_failed, k.rules_through_files, k.working_seconds, k.team_wait_seconds,
                    k.idle_seconds, k.cpu_seconds, k.bytes_sent, k.bytes_received, k.table_parts_packed,
                    k.table_parts_sent_again, k.tables_read_back, k.read_back_seconds, k.read_back_cpu_seconds,
                    k.kept_packed, k.kept_unpacked, k.peak_memory_bytes >> 20);
     const KeptTablesReport& kept = r.kept;
-    if (kept.packed > 0 || kept.read_back > 0)
+    if (kept.written > 0 || kept.packed > 0 || kept.read_back > 0)
         fmt::print("kept tables within the memory budget: {} packed ({} MiB into {} MiB, {:.1f} s), unpacked {} "
-                   "times ({:.1f} s); {} spilled to disk ({} MiB, {:.1f} s), read from there {} times ({:.1f} s); "
-                   "{} read back from their files ({:.1f} s)\n",
+                   "times ({:.1f} s); {} packed forms written beside the tables ({} MiB, {:.1f} s), {} tables let "
+                   "go of memory, values read from packed forms {} times ({:.1f} s); {} read back from their files "
+                   "({:.1f} s)\n",
                    kept.packed, kept.packed_from_bytes >> 20, kept.packed_to_bytes >> 20, kept.packing_seconds,
-                   kept.unpacked, kept.unpacking_seconds, kept.spilled, kept.spilled_bytes >> 20,
-                   kept.spilling_seconds, kept.unspilled, kept.unspilling_seconds, kept.read_back,
+                   kept.unpacked, kept.unpacking_seconds, kept.written, kept.written_bytes >> 20,
+                   kept.writing_seconds, kept.let_go, kept.read_packed, kept.read_packed_seconds, kept.read_back,
                    kept.read_back_seconds);
     const double rate = r.seconds > 0 ? static_cast<double>(r.positions_built) / r.seconds : 0;
     const std::string budget = r.memory_budget_bytes ? fmt::format(" (budget {} MiB, held at most {} MiB)",

@@ -16,6 +16,7 @@
 #include <mutex>
 #include <optional>
 #include <stdexcept>
+#include <type_traits>
 
 #include <fmt/core.h>
 #include <tbb/global_control.h>
@@ -24,6 +25,7 @@
 
 #include "builder/driver/build_plan.hpp"
 #include "builder/driver/material_job.hpp"
+#include "builder/driver/packed_forms.hpp"
 #include "builder/values/packed_codes.hpp"
 #include "builder/driver/progress.hpp"
 #include "builder/driver/rule_job.hpp"
@@ -43,16 +45,17 @@ namespace build_detail {
 // The budget (--memory, default a third of the machine) covers what the
 // build holds: the working sets of the jobs in work
 // (MaterialSolver::working_bytes, rule_working_bytes) and the solved values
-// kept for the jobs still to run. A ready job waits while the others' use
-// leaves no room for it; with nothing else in work it starts anyway, after
-// the kept values no job in work is reading give up their room: plain
-// tables packed first (a few percent of their size, unpacked at memory speed
-// when needed again), then rule values dropped (read from their .rul files
-// when needed), then packed tables spilled: their frames written to a
-// scratch file in the tables' folder (.spill/, emptied at the start and the
-// end of a build) and read from it when needed. Only where that file cannot
-// be written are they dropped (read back from their table files, their
-// capture positions solved again, or through the probe cache).
+// kept for the jobs still to run. Values that later jobs read are also
+// written packed beside the tables as they are solved (packed_forms.hpp).
+// A ready job waits while the others' use leaves no room for it; with
+// nothing else in work it starts anyway, after the kept values no job in
+// work is reading give up their room: plain tables packed in memory first
+// (a few percent of their size, unpacked at memory speed when needed
+// again), then rule values and packed tables let go, to be read from their
+// packed forms when needed. Only a table whose packed form could not be
+// written (a full disk) is read back from its table file (its capture
+// positions solved again), and rule values through their .rul files; where
+// there is no room at all, through the probe cache.
 template <class V>
 class Builder {
 public:
@@ -64,7 +67,6 @@ public:
         const Clock::time_point start = Clock::now();
         budget_ = o_.memory_bytes ? o_.memory_bytes : default_memory_bytes();
         report_.memory_budget_bytes = budget_;
-        clear_spill();  // what a killed build left
         for (const std::string& note : plan_.notes()) fmt::print("{}\n", note);
         for (const PlannedMaterial& p : plan_.materials()) kept_[p.material].plan = &p;
         std::uint64_t to_build = 0;
@@ -76,7 +78,7 @@ public:
                 ++building;
                 to_build += job.positions;
             }
-            for (const Material& s : plan_.at(job.material).successors) ++(plain ? kept_[s].uses : kept_[s].rule_uses);
+            for (const Material& s : plan_.at(job.material).successors) ++(plain ? kept_[s].plain.uses : kept_[s].rules.uses);
             for (int w : job.waits_for) jobs_[w].dependents.push_back(static_cast<int>(i));
             jobs_[i].pending = static_cast<int>(job.waits_for.size());
         }
@@ -100,8 +102,8 @@ public:
             }
             group_.wait();
         }
-        kept_.clear();  // spill files go with their tables
-        clear_spill();
+        kept_.clear();
+        keep_packed(plan_.variant_dir(), {});  // every job that read them is done
         report_.seconds = seconds_since(start);
         report_.processor_seconds = cpu_seconds();
         report_.positions_built = to_build;
@@ -110,16 +112,21 @@ public:
     }
 
 private:
-    // A material's values kept for the jobs still to run that read them.
+    // A material's values of one kind (plain or rule) kept for the jobs
+    // still to run that read them.
+    template <class Values>
+    struct Slot {
+        int uses = 0;  // jobs still to run that read them
+        std::shared_ptr<const Values> values;  // in memory while some use is left and there is room
+        bool on_disk = false;     // their packed form is written (by this run)
+        bool loading = false;     // being read for a job; others wait
+        bool load_tried = false;  // there was no room to: read through the probe cache
+    };
     struct Kept {
         const PlannedMaterial* plan = nullptr;
-        int uses = 0;  // plain jobs still to run that read its plain values
-        std::shared_ptr<const SolvedValues> values;  // in memory while some use is left and there is room
-        std::unique_ptr<PackedCodes> packed;         // once it gave up its room, while some use is left; maybe spilled
-        bool loading = false;     // being unpacked, read from its spill file or read back for a job; others wait
-        bool load_tried = false;  // there was no room to: read through the probe cache
-        int rule_uses = 0;  // rule jobs still to run that read its rule values
-        std::shared_ptr<const RuleValues> rule_values;  // in memory while some use is left and there is room
+        Slot<SolvedValues> plain;
+        std::unique_ptr<PackedCodes> packed;  // the plain values, once they gave up their room
+        Slot<RuleValues> rules;
     };
     struct JobState {
         int pending = 0;              // jobs it waits for, not yet done
@@ -176,27 +183,28 @@ private:
 
     // Whether `bytes` more fit the budget, once the kept values no job in
     // work reads give up room if need be, those with the fewest uses left
-    // first: plain tables packed first, then, for job `dropping_for` (-1:
-    // none), rule values dropped and packed tables spilled, those it reads
-    // excepted (dropped ones are read from their files, or through the probe
-    // cache, when needed again). Called with the mutex held.
+    // first: plain tables packed in memory first, then, for job
+    // `dropping_for` (-1: none), rule values and packed tables let go, those
+    // it reads excepted (read from their packed forms when needed again, or
+    // where there is none, from their table files or through the probe
+    // cache). Called with the mutex held.
     bool make_room(std::uint64_t bytes, int dropping_for) {
         const auto fits = [&] { return memory_ + bytes <= budget_; };
-        const auto fewest_uses_first = [](const Kept* a, const Kept* b) { return a->uses < b->uses; };
+        const auto fewest_uses_first = [](const Kept* a, const Kept* b) { return a->plain.uses < b->plain.uses; };
         if (fits()) return true;
         std::vector<Kept*> unused;
         for (auto& [m, kept] : kept_)
-            if (kept.values && kept.values.use_count() == 1 && !kept.loading) unused.push_back(&kept);
+            if (kept.plain.values && kept.plain.values.use_count() == 1 && !kept.plain.loading) unused.push_back(&kept);
         std::sort(unused.begin(), unused.end(), fewest_uses_first);
         for (Kept* kept : unused) {
             if (fits()) return true;
             if (!kept->packed) {
-                kept->packed = pack(*kept->values);
+                kept->packed = pack(*kept->plain.values);
                 hold(kept->packed->bytes());
             }
-            memory_ -= kept->values->bytes();
-            kept->values.reset();
-            kept->load_tried = false;  // it may be unpacked when there is room again
+            memory_ -= kept->plain.values->bytes();
+            kept->plain.values.reset();
+            kept->plain.load_tried = false;  // it may be unpacked when there is room again
         }
         if (dropping_for < 0) return fits();
         const std::vector<Material>& reads = plan_.at(job(dropping_for).material).successors;
@@ -206,61 +214,32 @@ private:
         };
         std::vector<Kept*> rules;
         for (auto& [m, kept] : kept_)
-            if (kept.rule_values && kept.rule_values.use_count() == 1 && !read(m, true)) rules.push_back(&kept);
-        std::sort(rules.begin(), rules.end(), [](const Kept* a, const Kept* b) { return a->rule_uses < b->rule_uses; });
+            if (kept.rules.values && kept.rules.values.use_count() == 1 && !read(m, true)) rules.push_back(&kept);
+        std::sort(rules.begin(), rules.end(), [](const Kept* a, const Kept* b) { return a->rules.uses < b->rules.uses; });
         for (Kept* kept : rules) {
             if (fits()) return true;
-            memory_ -= kept->rule_values->bytes();
-            kept->rule_values.reset();
+            memory_ -= kept->rules.values->bytes();
+            kept->rules.values.reset();
+            kept->rules.load_tried = false;
         }
         std::vector<Kept*> packed;
         for (auto& [m, kept] : kept_)
-            if (kept.packed && !kept.packed->spilled() && !kept.values && !kept.loading && !read(m, false))
-                packed.push_back(&kept);
-        // Spilled only if that makes room: each is read from disk at a cost.
-        std::uint64_t droppable = 0;
+            if (kept.packed && !kept.plain.values && !kept.plain.loading && !read(m, false)) packed.push_back(&kept);
+        std::uint64_t droppable = 0;  // let go only if that makes room
         for (const Kept* kept : packed) droppable += kept->packed->bytes();
         if (memory_ - droppable + bytes > budget_) return false;
-        std::sort(packed.begin(), packed.end(), fewest_uses_first);
+        // Those on disk first: the others are read back from their table files.
+        std::sort(packed.begin(), packed.end(), [](const Kept* a, const Kept* b) {
+            return a->plain.on_disk != b->plain.on_disk ? a->plain.on_disk : a->plain.uses < b->plain.uses;
+        });
         for (Kept* kept : packed) {
             if (fits()) return true;
             memory_ -= kept->packed->bytes();
-            if (spill(*kept->packed))
-                hold(kept->packed->bytes());  // the frames' list
-            else
-                kept->packed.reset();
-            kept->load_tried = false;  // it may be read when there is room again
+            kept->packed.reset();
+            kept->plain.load_tried = false;  // it may be read when there is room again
+            ++report_.kept.let_go;
         }
         return fits();
-    }
-    // Writes a packed table's frames to its spill file (called with the
-    // mutex held). On failure (a full disk) says so and returns false: the
-    // caller drops the table, to be read back from its file if needed again.
-    bool spill(PackedCodes& packed) {
-        const Clock::time_point start = Clock::now();
-        const std::filesystem::path file = spill_directory() / (packed.material().name() + ".codes.zst");
-        try {
-            if (std::getenv("DTB_TEST_SPILL_FAILS"))
-                throw std::runtime_error(file.string() + ": not written (DTB_TEST_SPILL_FAILS is set)");
-            std::filesystem::create_directories(file.parent_path());
-            packed.spill(file);
-        } catch (const std::exception& e) {
-            if (!spill_failed_)  // said once: a full disk would say it for every table
-                progress_->note(fmt::format("could not spill a kept table to disk ({}); kept tables that give up "
-                                            "their room are dropped instead and read back from their table files",
-                                            e.what()));
-            spill_failed_ = true;
-            return false;
-        }
-        report_.kept.spilling_seconds += seconds_since(start);
-        ++report_.kept.spilled;
-        report_.kept.spilled_bytes += packed.frame_bytes();
-        return true;
-    }
-    std::filesystem::path spill_directory() const { return scratch_directory(plan_.variant_dir()); }
-    void clear_spill() {
-        std::error_code ignored;  // scratch files: a folder that cannot be removed costs only disk space
-        std::filesystem::remove_all(spill_directory(), ignored);
     }
 
     // A kept table packed (called with the mutex held: its threads take no
@@ -275,26 +254,50 @@ private:
         return packed;
     }
 
+    // Writes the packed form of values a later job reads (`write` does it,
+    // the job's own thread): a failure (a full disk) is said once, and the
+    // values are read back from their table file when needed again.
+    template <class Write>
+    bool write_packed(const std::string& what, Write&& write) {
+        const Clock::time_point start = Clock::now();
+        try {
+            const std::uint64_t bytes = write();
+            const std::lock_guard lock(mutex_);
+            ++report_.kept.written;
+            report_.kept.written_bytes += bytes;
+            report_.kept.writing_seconds += seconds_since(start);
+            return true;
+        } catch (const std::exception& e) {
+            const std::lock_guard lock(mutex_);
+            if (!packed_failed_)  // said once: a full disk would say it for every table
+                progress_->note(fmt::format("could not write the packed form of {} beside the tables ({}); values "
+                                            "that give up their room are read back from their table files instead",
+                                            what, e.what()));
+            packed_failed_ = true;
+            return false;
+        }
+    }
+
     // The solved values of successor s of job `reader` in memory, or null: read
-    // it through the probe cache. A packed table is unpacked, from its spill
-    // file if spilled; one dropped (or whose spill file fails) is read back
-    // from its table file, its capture positions solved again from the
-    // tables they lead to.
+    // it through the probe cache. A packed table is unpacked; one let go is
+    // read from its packed form, or where there is none (it failed, or a
+    // build before this one did not leave it), read back from its table
+    // file, its capture positions solved again from the tables they lead to.
     std::shared_ptr<const SolvedValues> acquire(const Material& s, int reader) {
         std::unique_lock lock(mutex_);
         Kept& node = kept_[s];
-        loaded_.wait(lock, [&] { return !node.loading; });
-        if (node.values || node.load_tried) return node.values;
-        node.load_tried = true;
-        node.loading = true;  // make_room leaves it be
+        loaded_.wait(lock, [&] { return !node.plain.loading; });
+        if (node.plain.values || node.plain.load_tried) return node.plain.values;
+        node.plain.load_tried = true;
+        node.plain.loading = true;  // make_room leaves it be
         const std::uint64_t positions = node.plan->positions;
         const bool room = make_room(node.packed ? 2 * positions : SolvedValues::bytes_for(positions), reader);
         const auto done = [&](std::shared_ptr<const SolvedValues> values) {
             if (!lock.owns_lock()) lock.lock();
-            node.loading = false;
-            node.values = std::move(values);
+            node.plain.loading = false;
+            node.plain.values = std::move(values);
             loaded_.notify_all();
-            return node.values;
+            return node.plain.values;
         };
         if (!room) return done(nullptr);
         hold(2 * positions);  // codes only, once the capture marks are dropped
@@ -303,65 +306,111 @@ private:
                 const PackedCodes& packed = *node.packed;
                 lock.unlock();
                 const Clock::time_point start = Clock::now();
-                std::shared_ptr<const SolvedValues> values;
-                try {
-                    values = std::make_shared<const SolvedValues>(packed.unpack());
-                } catch (const std::runtime_error& e) {
-                    if (!packed.spilled()) throw;
-                    progress_->note(fmt::format("{} (a scratch file of the build); read back from the table file "
-                                                "instead",
-                                                e.what()));
-                }
+                auto values = std::make_shared<const SolvedValues>(packed.unpack());
                 const double seconds = seconds_since(start);
                 lock.lock();
-                if (values) {
-                    if (packed.spilled()) {
-                        ++report_.kept.unspilled;
-                        report_.kept.unspilling_seconds += seconds;
-                    } else {
-                        ++report_.kept.unpacked;
-                        report_.kept.unpacking_seconds += seconds;
-                    }
-                    return done(std::move(values));
-                }
-                memory_ -= node.packed->bytes();  // its spill file failed: no use to try it again
-                node.packed.reset();
+                ++report_.kept.unpacked;
+                report_.kept.unpacking_seconds += seconds;
+                return done(std::move(values));
             }
             // Its capture positions answered from the tables it leads to that are in memory, or from their files.
             std::vector<std::shared_ptr<const SolvedValues>> known;
             for (const Material& t : node.plan->successors)
-                if (kept_[t].values) known.push_back(kept_[t].values);
+                if (kept_[t].plain.values) known.push_back(kept_[t].plain.values);
             lock.unlock();
             const Clock::time_point start = Clock::now();
-            const TableFile file = open_dtw_table<V>(plan_.variant_dir(), s);
-            const Prober<V> prober(o_.dir);
-            SolvedValues loaded =
-                load_solved_values<V>(file, Successors<V>(known, &prober), 0, file.header().block_count());
-            loaded.drop_capture_marks();
+            std::optional<SolvedValues> loaded = read_packed(s, TableKind::dtw, [&] {
+                return read_packed_table<V>(plan_.variant_dir(), s);
+            });
+            const bool packed = loaded.has_value();
+            if (!packed) {
+                const TableFile file = open_dtw_table<V>(plan_.variant_dir(), s);
+                const Prober<V> prober(o_.dir);
+                loaded = load_solved_values<V>(file, Successors<V>(known, &prober), 0, file.header().block_count());
+            }
+            loaded->drop_capture_marks();
             const double seconds = seconds_since(start);
-            progress_->note(fmt::format("{:<10} read back from its file, capture positions solved again: {:.1f} s",
-                                        s.name(), seconds));
+            if (!packed)
+                progress_->note(fmt::format(
+                    "{:<10} read back from its file, capture positions solved again: {:.1f} s", s.name(), seconds));
             lock.lock();
-            ++report_.kept.read_back;
-            report_.kept.read_back_seconds += seconds;
-            return done(std::make_shared<const SolvedValues>(std::move(loaded)));
+            ++(packed ? report_.kept.read_packed : report_.kept.read_back);
+            (packed ? report_.kept.read_packed_seconds : report_.kept.read_back_seconds) += seconds;
+            return done(std::make_shared<const SolvedValues>(std::move(*loaded)));
         } catch (...) {
             if (!lock.owns_lock()) lock.lock();
             memory_ -= 2 * positions;
-            node.loading = false;
+            node.plain.loading = false;
             loaded_.notify_all();
             throw;
         }
     }
 
-    void release(const Material& s) {
-        const std::lock_guard lock(mutex_);
-        Kept& kept = kept_[s];
-        if (--kept.uses > 0) return;
-        if (kept.values) memory_ -= kept.values->bytes();
-        if (kept.packed) memory_ -= kept.packed->bytes();
-        kept.values.reset();
-        kept.packed.reset();
+    // s's values of `kind` from its packed form (`read` reads it), or none
+    // if it has none (it was not written, or is no longer there); one that
+    // fails is said, and none returned. Called without the mutex.
+    template <class Read>
+    auto read_packed(const Material& s, TableKind kind, Read&& read) -> std::optional<decltype(read())> {
+        std::error_code error;
+        if (!std::filesystem::exists(packed_file(plan_.variant_dir(), s, kind), error)) return std::nullopt;
+        try {
+            return read();
+        } catch (const std::exception& e) {
+            progress_->note(fmt::format("{}; read from its table file instead", e.what()));
+            return std::nullopt;
+        }
+    }
+
+    // The rule values of successor s of rule job `reader` in memory, or
+    // null: read through its .rul file. Values let go are read from their
+    // packed form where there is one and room for them.
+    std::shared_ptr<const RuleValues> acquire_rules(const Material& s, int reader) {
+        std::unique_lock lock(mutex_);
+        Slot<RuleValues>& slot = kept_[s].rules;
+        loaded_.wait(lock, [&] { return !slot.loading; });
+        if (slot.values || slot.load_tried) return slot.values;
+        slot.load_tried = true;
+        const std::uint64_t positions = kept_[s].plan->positions;
+        const std::uint64_t bytes = governing_count<typename V::draw_rules>(s).has_road() ? 2 * positions : positions;
+        std::error_code error;
+        if (!std::filesystem::exists(packed_file(plan_.variant_dir(), s, TableKind::rul), error) ||
+            !make_room(bytes, reader))
+            return nullptr;
+        slot.loading = true;
+        hold(bytes);
+        lock.unlock();
+        const Clock::time_point start = Clock::now();
+        std::optional<std::shared_ptr<const RuleValues>> values =
+            read_packed(s, TableKind::rul, [&] { return read_packed_rules<V>(plan_.variant_dir(), s); });
+        const double seconds = seconds_since(start);
+        lock.lock();
+        slot.loading = false;
+        loaded_.notify_all();
+        if (!values) {
+            memory_ -= bytes;
+            return nullptr;
+        }
+        ++report_.kept.read_packed;
+        report_.kept.read_packed_seconds += seconds;
+        slot.values = std::move(*values);
+        return slot.values;
+    }
+
+    // A job that read s has solved its values: once no job left reads s's
+    // values of that kind, they are let go, and true returned: the caller
+    // removes their packed form once its own job is in the manifest (a build
+    // killed before that solves the job again, and reads them again). Called
+    // with the mutex held.
+    template <class Values>
+    bool release(const Material& s, Slot<Values>& slot) {
+        if (--slot.uses > 0) return false;
+        if (slot.values) memory_ -= slot.values->bytes();
+        slot.values.reset();
+        if (std::is_same_v<Values, SolvedValues> && kept_[s].packed) {
+            memory_ -= kept_[s].packed->bytes();
+            kept_[s].packed.reset();
+        }
+        return true;
     }
 
     // Plain job i: its material solved and its .wld and .dtw written.
@@ -380,21 +429,37 @@ private:
             const SuccessorTables<V> tables(p.successors, o_.dir, [&](const Material& s) { return acquire(s, i); });
             solved = solve_material<V>(m, tables.get(), hooks, jobs_[i].pairs_at_once, o_.solver);
         }  // the tables it read let go before they are released
-        for (const Material& s : p.successors) release(s);
+        std::vector<Material> unread;  // successors no job left reads
+        {
+            const std::lock_guard lock(mutex_);
+            for (const Material& s : p.successors)
+                if (release(s, kept_[s].plain)) unread.push_back(s);
+        }
 
         work_profile::Scope::set_level(-1);
         ManifestEntry entry = write_solved(o_, N, plan_.variant_dir(), solved);
         maybe_kill_after_write(m);
+        Kept& kept = kept_[m];  // the map's nodes stay where they are
+        bool read_later = false;
+        {
+            const std::lock_guard lock(mutex_);
+            read_later = kept.plain.uses > 0;
+        }
+        const bool on_disk = read_later && write_packed(m.name(), [&] {
+            write_packed_table(plan_.variant_dir(), solved, entry.dtw_checksum);
+            return std::filesystem::file_size(packed_file(plan_.variant_dir(), m, TableKind::dtw));
+        });
         entry.seconds = seconds_since(start);
         solved.drop_capture_marks();  // kept only for lookups, which read the codes
         {
             const std::lock_guard lock(mutex_);
             plan_.manifest().put(entry);
             plan_.manifest().save(plan_.variant_dir() / Manifest::file_name);
+            for (const Material& s : unread) remove_packed(plan_.variant_dir(), s, TableKind::dtw);
             report_.materials.push_back({entry, false});
+            kept.plain.on_disk = on_disk;
             // Kept, or let go before the next jobs take its room.
-            Kept& kept = kept_[m];
-            if (kept.uses > 0)
+            if (read_later)
                 keep(kept, std::make_shared<const SolvedValues>(std::move(solved)));
             else
                 solved = SolvedValues();
@@ -412,28 +477,33 @@ private:
         const std::string name = job(i).name();
         progress_->started(name);
         std::vector<std::shared_ptr<const RuleValues>> held;
+        for (const Material& s : p.successors)
+            if (auto values = acquire_rules(s, i)) held.push_back(std::move(values));
+        SolvedRules solved = solve_rule_job<V>(o_, plan_.variant_dir(), p, held);
+        held.clear();
+        Kept& kept = kept_[m];
+        bool read_later = false;
+        std::string line;
+        std::vector<Material> unread;  // successors no job left reads
         {
             const std::lock_guard lock(mutex_);
             for (const Material& s : p.successors)
-                if (kept_[s].rule_values) held.push_back(kept_[s].rule_values);
+                if (release(s, kept_[s].rules)) unread.push_back(s);
+            read_later = kept.rules.uses > 0;
         }
-        SolvedRules solved = solve_rule_job<V>(o_, plan_.variant_dir(), p, held);
-        held.clear();
-        std::string line;
+        const bool on_disk = read_later && write_packed(name, [&] {
+            write_packed_rules(plan_.variant_dir(), *solved.values, solved.entry.checksum);
+            return std::filesystem::file_size(packed_file(plan_.variant_dir(), m, TableKind::rul));
+        });
         {
             const std::lock_guard lock(mutex_);
-            for (const Material& s : p.successors) {
-                Kept& kept = kept_[s];
-                if (--kept.rule_uses > 0 || !kept.rule_values) continue;
-                memory_ -= kept.rule_values->bytes();
-                kept.rule_values.reset();
-            }
             line = record_rule_table(plan_, m, job(i).positions, solved.entry, *report_.rules);
+            for (const Material& s : unread) remove_packed(plan_.variant_dir(), s, TableKind::rul);
+            kept.rules.on_disk = on_disk;
             // Kept as they are if they fit, once kept tables are packed, or let go.
-            Kept& kept = kept_[m];
-            if (kept.rule_uses > 0 && make_room(solved.values->bytes(), -1)) {
+            if (read_later && make_room(solved.values->bytes(), -1)) {
                 hold(solved.values->bytes());
-                kept.rule_values = std::move(solved.values);
+                kept.rules.values = std::move(solved.values);
             }
             solved.values.reset();
             done(i);
@@ -454,15 +524,15 @@ private:
 
     // Keeps a table just solved for the jobs that read it: as it is if it
     // fits, else packed if that fits once other kept tables give up room
-    // (called with the mutex held).
+    // (called with the mutex held); if not, it is read from its packed form.
     void keep(Kept& kept, std::shared_ptr<const SolvedValues> values) {
         if (memory_ + values->bytes() <= budget_) {
             hold(values->bytes());
-            kept.values = std::move(values);
+            kept.plain.values = std::move(values);
             return;
         }
         std::unique_ptr<PackedCodes> packed = pack(*values);
-        if (!make_room(packed->bytes(), -1) && !spill(*packed)) return;
+        if (!make_room(packed->bytes(), -1)) return;
         hold(packed->bytes());
         kept.packed = std::move(packed);
     }
@@ -482,8 +552,8 @@ private:
     std::vector<int> waiting_;      // ready to start, waiting for room
     std::map<Material, Kept> kept_;  // every material of the plan
     std::mutex mutex_;
-    bool spill_failed_ = false;  // a spill failed: said once
-    std::condition_variable loaded_;  // a kept table unpacked or read back (Kept::loading)
+    bool packed_failed_ = false;  // a packed form could not be written: said once
+    std::condition_variable loaded_;  // values unpacked or read (Slot::loading)
     tbb::task_group group_;
     Progress* progress_ = nullptr;
     BuildReport report_;

@@ -63,9 +63,11 @@ struct RankReport {
     std::uint64_t materials_alone = 0;  // materials it solved by itself
     std::uint64_t team_materials = 0;   // materials it solved with others
     std::uint64_t rule_tables = 0;      // .rul tables it solved (alone: the rule solver has no team)
-    // Rule values its rule jobs read from the packed files other ranks left,
-    // and those they read through the .rul files (built before this run).
-    std::uint64_t rules_unpacked = 0, rules_through_files = 0;
+    // Packed forms of values it wrote for later jobs, read instead of
+    // reading tables back, and that failed (builder/driver/packed_forms.hpp);
+    // rule values its rule jobs read through .rul files (built before this
+    // run, or with no packed form).
+    std::uint64_t packed_written = 0, packed_read = 0, packed_failed = 0, rules_through_files = 0;
     double working_seconds = 0;         // solving and writing, waits for its team included
     double team_wait_seconds = 0;       // of those, waiting for the rest of its team
     double idle_seconds = 0;            // waiting for work
@@ -83,20 +85,23 @@ struct RankReport {
 };
 
 // What the one-process build did to keep within its memory budget: solved
-// tables packed when they gave up their room (builder/values/packed_codes.hpp),
-// unpacked again, spilled to disk packed and read from there, and read back
-// from their files.
+// tables packed when they gave up their room (builder/values/packed_codes.hpp)
+// and unpacked again; the packed forms of values later jobs read written
+// beside the tables (builder/driver/packed_forms.hpp), packed tables let go
+// of memory, and values read from their packed forms; tables read back from
+// their files.
 struct KeptTablesReport {
     int packed = 0;
     std::uint64_t packed_from_bytes = 0, packed_to_bytes = 0;
     double packing_seconds = 0;
     int unpacked = 0;
     double unpacking_seconds = 0;
-    int spilled = 0;
-    std::uint64_t spilled_bytes = 0;
-    double spilling_seconds = 0;
-    int unspilled = 0;  // unpacked from the spill file
-    double unspilling_seconds = 0;
+    int written = 0;  // packed forms, plain and rule
+    std::uint64_t written_bytes = 0;
+    double writing_seconds = 0;
+    int let_go = 0;  // packed tables that gave up their memory
+    int read_packed = 0;  // values read from their packed forms, plain and rule
+    double read_packed_seconds = 0;
     int read_back = 0;
     double read_back_seconds = 0;
 };

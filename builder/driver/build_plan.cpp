@@ -13,6 +13,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include "builder/driver/packed_forms.hpp"
 #include "probe/errors.hpp"
 #include "probe/index.hpp"
 #include "probe/table_file.hpp"
@@ -145,6 +146,13 @@ BuildPlan::BuildPlan(const BuildOptions& o, int board_size, const RuleTerms& rul
                 jobs_.push_back(std::move(job));
             }
         }
+        // The packed forms this run's jobs may read (those of the tables
+        // their materials lead to) stay; the others go (packed_forms.hpp).
+        std::set<std::pair<Material, TableKind>> needed;
+        for (const BuildJob& job : jobs_)
+            for (const Material& s : materials_[at.at(job.material)].successors)
+                needed.insert({s, job.kind == BuildJob::Kind::rule ? TableKind::rul : TableKind::dtw});
+        keep_packed(variant_dir_, needed);
     } catch (...) {
         ::close(lock_fd_);
         throw;

@@ -56,13 +56,6 @@ struct BuildJob {
     std::string name() const { return kind == Kind::rule ? material.name() + ".rul" : material.name(); }
 };
 
-// The build's scratch folder, DIR/VARIANT/.spill: what a build writes there
-// (kept tables spilled, packed values for other ranks) it needs only while
-// it runs; it is emptied when a build starts and when it ends.
-inline std::filesystem::path scratch_directory(const std::filesystem::path& variant_dir) {
-    return variant_dir / ".spill";
-}
-
 // The record a material's .rul holds under the variant's draw rules and the
 // options (rule_record()); throws RulesRefused for a material they refuse.
 using RuleTerms = std::function<RuleRecord(const Material&)>;

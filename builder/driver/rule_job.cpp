@@ -6,12 +6,6 @@
 
 namespace dtb {
 
-void write_packed_rules(const std::filesystem::path& variant_dir, const RuleValues& values) {
-    const std::filesystem::path file = packed_rules_file(variant_dir, values.material);
-    std::filesystem::create_directories(file.parent_path());
-    write_packed_file(file, values.material.name() + ".rul", {values.codes, values.after_road});
-}
-
 std::optional<RuleBuildReport> planned_rule_report(const BuildOptions& o, const BuildPlan& plan,
                                                    const std::function<void(const std::string&)>& note) {
     if (!o.rules) return std::nullopt;

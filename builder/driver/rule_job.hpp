@@ -21,7 +21,6 @@
 #include "builder/driver/build_plan.hpp"
 #include "builder/driver/material_job.hpp"
 #include "builder/output/manifest.hpp"
-#include "builder/output/packed_file.hpp"
 #include "builder/solver/solve.hpp"
 #include "builder/system/process.hpp"
 #include "builder/system/work_profile.hpp"
@@ -100,38 +99,6 @@ SolvedRules solve_rule_job(const BuildOptions& o, const std::filesystem::path& v
     r.longest_win = counts.longest;
     r.seconds = seconds_since(start);
     return {std::move(values), std::move(r)};
-}
-
-// Where a rank of a distributed build leaves m's rule values, packed, for
-// the rule jobs of other ranks that read them (the build's scratch folder).
-inline std::filesystem::path packed_rules_file(const std::filesystem::path& variant_dir, const Material& m) {
-    return scratch_directory(variant_dir) / (m.name() + ".rul.zst");
-}
-
-// Writes `values` (their codes, true values at capture positions included,
-// and those after the main road) to packed_rules_file() (packed_file.hpp).
-// Throws std::runtime_error naming the file if it cannot be written.
-void write_packed_rules(const std::filesystem::path& variant_dir, const RuleValues& values);
-
-// m's rule values read back from packed_rules_file(), without capture marks
-// (lookups read the codes only). Throws std::runtime_error naming the file
-// if it is missing, damaged or holds other values.
-template <class V>
-std::shared_ptr<const RuleValues> read_packed_rules(const std::filesystem::path& variant_dir, const Material& m) {
-    const std::filesystem::path file = packed_rules_file(variant_dir, m);
-    std::vector<std::vector<std::uint8_t>> arrays = read_packed_file(file, m.name() + ".rul");
-    auto values = std::make_shared<RuleValues>();
-    values->material = m;
-    values->count = governing_count<typename V::draw_rules>(m);
-    values->positions_per_side = Index<V::board_size>(m).size();
-    const std::uint64_t positions = table_positions<V::board_size>(m);
-    if (arrays.size() != 2 || arrays[0].size() != positions ||
-        arrays[1].size() != (values->count.has_road() ? positions : 0))
-        throw std::runtime_error(file.string() + ": not the rule values of " + m.name() +
-                                 " (a scratch file of the build)");
-    values->codes = std::move(arrays[0]);
-    values->after_road = std::move(arrays[1]);
-    return values;
 }
 
 // The report of a build's rule tables before any is built: those the plan

@@ -3,13 +3,13 @@
 #include <chrono>
 #include <cstdlib>
 #include <map>
-#include <set>
 #include <stdexcept>
 #include <string>
 #include <thread>
 
 #include <fmt/core.h>
 
+#include "builder/driver/packed_forms.hpp"
 #include "builder/driver/rule_job.hpp"
 #include "builder/driver/scheduler.hpp"
 #include "builder/mpi/messages.hpp"
@@ -46,17 +46,18 @@ void Coordinator::run(const std::vector<int>& slots) {
         // A unit a job of the plan: its plain tables or its .rul (one rank).
         const std::vector<BuildJob>& jobs = plan_->jobs();
         std::vector<Scheduler::Unit> units;
-        // Rule values still to be read by rule jobs: a rule job whose
-        // values some are to read leaves them packed in the scratch
-        // folder (packed_rules_file()), removed once the last has read them.
-        std::map<Material, int> rule_reads;
+        // The jobs still to finish that read each material's values of each
+        // kind: a job solved alone whose values some are to read writes
+        // their packed form (packed_forms.hpp), removed once the last has
+        // read them. The plan removed those no job will read.
+        std::map<std::pair<Material, TableKind>, int> reads_left;
+        const auto kind_of = [](const BuildJob& job) {
+            return job.kind == BuildJob::Kind::rule ? TableKind::rul : TableKind::dtw;
+        };
         for (const BuildJob& job : jobs) {
             units.push_back({job.positions, job.waits_for, job.reads, job.kind == BuildJob::Kind::rule});
-            if (job.kind == BuildJob::Kind::rule)
-                for (int r : job.reads) ++rule_reads[jobs[r].material];
+            for (const Material& s : plan_->at(job.material).successors) ++reads_left[{s, kind_of(job)}];
         }
-        std::set<Material> packed;  // the rule values packed in the scratch folder
-        clear_scratch();  // what a killed build left
         // DTB_TEST_LARGEST_TEAMS: every material on its largest team, to measure what teams cost.
         const bool largest_teams = std::getenv("DTB_TEST_LARGEST_TEAMS") != nullptr;
         Scheduler scheduler(std::move(units), slots, o_.team_positions, largest_teams);
@@ -91,11 +92,10 @@ void Coordinator::run(const std::vector<int>& slots) {
                 out.unit = a.unit;
                 out.material = job.material;
                 out.rules = job.kind == BuildJob::Kind::rule;
-                out.pack = rule_reads[job.material] > 0;
+                out.pack = a.team.size() == 1 && reads_left[{job.material, kind_of(job)}] > 0;
                 out.team = a.team;
                 out.team_id = ++team_id % 32000 + 1;
                 for (const Material& s : plan_->at(job.material).successors) {
-                    if (packed.count(s)) out.packed.push_back(s);
                     if (const auto it = solved_alone_by.find(s); it != solved_alone_by.end())
                         out.holders.whole[s] = it->second;
                     if (const auto it = solved_by_team.find(s); it != solved_by_team.end())
@@ -117,15 +117,17 @@ void Coordinator::run(const std::vector<int>& slots) {
             --outstanding;
             if (!done.entry) continue;
             ManifestEntry entry = *done.entry;
+            // Once the job is in the manifest, the packed forms it was the
+            // last to read go (a build killed before that solves it again).
+            const auto unread = [&] {
+                for (const Material& s : plan_->at(entry.material).successors)
+                    if (--reads_left[{s, kind_of(jobs[unit])}] == 0)
+                        remove_packed(plan_->variant_dir(), s, kind_of(jobs[unit]));
+            };
             if (jobs[unit].kind == BuildJob::Kind::rule) {
                 progress_->finished(jobs[unit].name(), record_rule_table(*plan_, entry.material, jobs[unit].positions,
                                                                          *entry.rules, *report_.rules));
-                if (rule_reads[entry.material] > 0) packed.insert(entry.material);
-                for (int r : jobs[unit].reads)
-                    if (--rule_reads[jobs[r].material] == 0 && packed.erase(jobs[r].material)) {
-                        std::error_code ignored;  // a scratch file: if it cannot go, it costs only disk space
-                        std::filesystem::remove(packed_rules_file(plan_->variant_dir(), jobs[r].material), ignored);
-                    }
+                unread();
                 scheduler.finished(unit, seconds_since(began));
                 continue;
             }
@@ -136,13 +138,14 @@ void Coordinator::run(const std::vector<int>& slots) {
                 solved_by_team[entry.material] = team_of[unit];
             plan_->manifest().put(entry);
             plan_->manifest().save(plan_->variant_dir() / Manifest::file_name);
+            unread();
             report_.materials.push_back({entry, false});
             progress_->positions(entry.positions);
             progress_->finished(entry, scheduler.team_size(unit));
             scheduler.finished(unit, seconds_since(began));
         }
         for (int r = 0; r < session_.size; ++r) send_text(session_.coordination, r, finish_tag, "");
-        clear_scratch();
+        keep_packed(plan_->variant_dir(), {});  // every job that read them is done
     } catch (const std::exception& e) {
         fail(e.what());
     }
@@ -153,9 +156,5 @@ BuildReport Coordinator::finish() {
     return std::move(report_);
 }
 
-void Coordinator::clear_scratch() const {
-    std::error_code ignored;  // scratch files: a folder that cannot be removed costs only disk space
-    std::filesystem::remove_all(scratch_directory(plan_->variant_dir()), ignored);
-}
 
 }  // namespace dtb::mpi

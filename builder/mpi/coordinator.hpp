@@ -33,9 +33,6 @@ public:
     BuildReport finish();
 
 private:
-    // Empties the build's scratch folder (before the first job and after the last).
-    void clear_scratch() const;
-
     const BuildOptions& o_;
     const Session& session_;
     std::unique_ptr<BuildPlan> plan_;

@@ -81,8 +81,9 @@ public:
         BuildReport report = coordinator->finish();
         for (int r = 0; r < session_.size; ++r) {
             const RankCounts& c = all[r];
-            report.ranks.push_back({r, c.materials_alone, c.team_materials, c.rule_tables, c.rules_unpacked,
-                                    c.rules_through_files, c.working_seconds, c.team_wait_seconds,
+            report.ranks.push_back({r, c.materials_alone, c.team_materials, c.rule_tables, c.packed_written,
+                                    c.packed_read, c.packed_failed, c.rules_through_files, c.working_seconds,
+                                    c.team_wait_seconds,
                                     c.idle_seconds, c.cpu_seconds, c.bytes_sent, c.bytes_received,
                                     c.table_parts_packed, c.table_parts_sent_again,
                                     c.tables_read_back, c.read_back_seconds, c.read_back_cpu_seconds, c.kept_packed,

@@ -5,13 +5,12 @@
 namespace dtb::mpi {
 
 std::string to_text(const Assignment& a) {
-    nlohmann::json whole = nlohmann::json::object(), shares = nlohmann::json::object(), packed = nlohmann::json::array();
+    nlohmann::json whole = nlohmann::json::object(), shares = nlohmann::json::object();
     for (const auto& [m, rank] : a.holders.whole) whole[m.name()] = rank;
     for (const auto& [m, ranks] : a.holders.shares) shares[m.name()] = ranks;
-    for (const Material& m : a.packed) packed.push_back(m.name());
-    return nlohmann::json{{"unit", a.unit},       {"material", a.material.name()}, {"rules", a.rules},
-                          {"pack", a.pack},       {"packed", packed},              {"team", a.team},
-                          {"team_id", a.team_id}, {"holders", whole},              {"shares", shares}}
+    return nlohmann::json{{"unit", a.unit},   {"material", a.material.name()}, {"rules", a.rules},
+                          {"pack", a.pack},   {"team", a.team},                {"team_id", a.team_id},
+                          {"holders", whole}, {"shares", shares}}
         .dump();
 }
 
@@ -22,7 +21,6 @@ Assignment assignment_from_text(std::string_view text) {
     a.material = Material::parse(j.at("material").get<std::string>());
     a.rules = j.at("rules").get<bool>();
     a.pack = j.at("pack").get<bool>();
-    for (const auto& name : j.at("packed")) a.packed.push_back(Material::parse(name.get<std::string>()));
     a.team = j.at("team").get<std::vector<int>>();
     a.team_id = j.at("team_id").get<int>();
     for (const auto& item : j.at("holders").items())

@@ -31,11 +31,9 @@ struct Assignment {
     int unit = 0;  // the job's number in the plan (BuildPlan::jobs())
     Material material;
     bool rules = false;  // its .rul (a rule job, alone), else its plain tables
-    // A rule job: leave its values packed for rule jobs of other ranks
-    // (rule_job.hpp, packed_rules_file()), and the materials it leads to
-    // whose values are packed so.
+    // Write the packed form of its values for the jobs that read them
+    // (builder/driver/packed_forms.hpp; a job solved alone).
     bool pack = false;
-    std::vector<Material> packed;
     std::vector<int> team;  // its ranks, the first writing the tables
     int team_id = 0;        // tells the teams being formed apart
     Holders holders;        // of the tables its material leads to

@@ -29,6 +29,7 @@
 #include <tbb/task_arena.h>
 
 #include "builder/driver/material_job.hpp"
+#include "builder/driver/packed_forms.hpp"
 #include "builder/driver/rule_job.hpp"
 #include "builder/mpi/messages.hpp"
 #include "builder/mpi/mpi_team.hpp"
@@ -54,7 +55,7 @@ inline void maybe_kill_rank(int rank, const std::string& job) {
 // What a rank counts of its own work, gathered by rank 0 at the end.
 struct RankCounts {
     std::uint64_t materials_alone = 0, team_materials = 0, rule_tables = 0, bytes_sent = 0, bytes_received = 0;
-    std::uint64_t peak_memory = 0, rules_unpacked = 0, rules_through_files = 0;
+    std::uint64_t peak_memory = 0, packed_written = 0, packed_read = 0, packed_failed = 0, rules_through_files = 0;
     std::uint64_t table_parts_packed = 0, table_parts_sent_again = 0;
     std::uint64_t tables_read_back = 0, kept_packed = 0, kept_unpacked = 0;
     double read_back_seconds = 0, read_back_cpu_seconds = 0;
@@ -95,7 +96,9 @@ public:
         counts_.read_back_cpu_seconds = read_back_.processor;
         counts_.kept_packed = cache_.packed();
         counts_.kept_unpacked = cache_.unpacked();
-        counts_.rules_unpacked = rules_unpacked_;
+        counts_.packed_written = packed_written_;
+        counts_.packed_read = packed_read_;
+        counts_.packed_failed = packed_failed_;
         counts_.rules_through_files = rules_through_files_;
         counts_.peak_memory = peak_resident_bytes();
         counts_.cpu_seconds = cpu_seconds();
@@ -144,8 +147,8 @@ public:
                 ++live;
                 arena_.enqueue([&, a = std::move(a)] {
                     try {
-                        report_done({a.unit, a.rules              ? std::optional(solve_rules(a.material, a.packed, a.pack))
-                                             : a.team.size() == 1 ? std::optional(solve_alone(a.material, a.holders))
+                        report_done({a.unit, a.rules              ? std::optional(solve_rules(a.material, a.pack))
+                                             : a.team.size() == 1 ? std::optional(solve_alone(a.material, a.holders, a.pack))
                                                                   : solve_with(a.material, a.team, a.team_id, a.holders)});
                     } catch (const std::exception& e) {
                         fail(a.material.name() + ": " + e.what());
@@ -201,11 +204,17 @@ private:
     }
 
     // Table s whole in this rank's memory: kept, asked of the ranks that
-    // solved it, or read from its file; null if the rank has no room for it.
+    // solved it, read from its packed form, or read back from its file; null
+    // if the rank has no room for it.
     std::shared_ptr<const SolvedValues> whole_table(const Material& s, const Holders& holders) {
         std::shared_ptr<const SolvedValues> values = cache_.find_whole(s);
         if (values || !cache_.room_for(SolvedValues::bytes_for(table_positions<N>(s)))) return values;
         if ((values = fetch(s, holders))) return values;
+        if (auto packed = read_packed(s, TableKind::dtw, [&] { return read_packed_table<V>(variant_dir_, s); })) {
+            values = std::make_shared<const SolvedValues>(std::move(*packed));
+            cache_.keep(values);
+            return values;
+        }
         // Its capture positions answered from the tables it leads to that are here, or from their files.
         const TableFile file = open_dtw_table<V>(variant_dir_, s);
         const Prober<V> prober(o_.dir);
@@ -227,25 +236,27 @@ private:
 
     // A material solved by this rank alone, with the tables it leads to in
     // memory where the budget allows and read from their files otherwise.
-    ManifestEntry solve_alone(const Material& m, const Holders& holders) {
+    // With `pack`, its packed form is written for the jobs that read it.
+    ManifestEntry solve_alone(const Material& m, const Holders& holders, bool pack) {
         maybe_kill_rank(session_.rank, m.name());
         const SuccessorTables<V> tables(successors(m), o_.dir,
                                         [&](const Material& s) { return whole_table(s, holders); });
         auto values = std::make_shared<const SolvedValues>(solve_material<V>(m, tables.get()));
         const ManifestEntry entry = write_solved(o_, N, variant_dir_, *values);
         maybe_kill_after_write(m);
+        if (pack) write_packed([&] { write_packed_table(variant_dir_, *values, entry.dtw_checksum); });
         cache_.keep(std::move(values));  // for the materials that read it, if they come here
         return entry;
     }
 
     // Material m's .rul, solved by this rank alone. The rule values its
     // moves lead to are read from memory where this rank kept them, else
-    // from their packed files where they are `packed` (rule values solved by
-    // other ranks in this build), else through their .rul files (a table
-    // built before, or a packed file that fails). With `pack`, its values
-    // are left packed for the rule jobs of other ranks. Its entry carries
-    // only the material and the .rul's record.
-    ManifestEntry solve_rules(const Material& m, const std::vector<Material>& packed, bool pack) {
+    // from their packed forms (rule values solved in this build), else
+    // through their .rul files (a table built before, or a packed form that
+    // fails). With `pack`, its values' packed form is written for the rule
+    // jobs that read them. Its entry carries only the material and the
+    // .rul's record.
+    ManifestEntry solve_rules(const Material& m, bool pack) {
         maybe_kill_rank(session_.rank, m.name() + ".rul");
         PlannedMaterial p;  // what the job needs of the plan, which rank 0 holds
         p.material = m;
@@ -254,25 +265,48 @@ private:
         std::vector<std::shared_ptr<const RuleValues>> held = rules_.find_all(p.successors);
         for (const Material& s : p.successors) {
             if (std::any_of(held.begin(), held.end(), [&](const auto& v) { return v->material == s; })) continue;
-            if (std::find(packed.begin(), packed.end(), s) == packed.end()) {
-                ++rules_through_files_;
-                continue;
-            }
-            try {
-                held.push_back(read_packed_rules<V>(variant_dir_, s));
-                ++rules_unpacked_;
+            if (auto read = read_packed(s, TableKind::rul, [&] { return read_packed_rules<V>(variant_dir_, s); })) {
+                held.push_back(std::move(*read));
                 rules_.keep(held.back());
-            } catch (const std::runtime_error&) {
-                ++rules_through_files_;  // the .rul file answers the same
+            } else {
+                ++rules_through_files_;
             }
         }
         SolvedRules solved = solve_rule_job<V>(o_, variant_dir_, p, held);
-        if (pack) write_packed_rules(variant_dir_, *solved.values);
+        if (pack) write_packed([&] { write_packed_rules(variant_dir_, *solved.values, solved.entry.checksum); });
         rules_.keep(std::move(solved.values));
         ManifestEntry entry;
         entry.material = m;
         entry.rules = std::move(solved.entry);
         return entry;
+    }
+
+    // s's values of `kind` from its packed form (`read` reads it), or none if
+    // there is none or it fails (then read the slow way: it answers the same).
+    template <class Read>
+    auto read_packed(const Material& s, TableKind kind, Read&& read) -> std::optional<decltype(read())> {
+        std::error_code error;
+        if (!std::filesystem::exists(packed_file(variant_dir_, s, kind), error)) return std::nullopt;
+        try {
+            auto values = read();
+            ++packed_read_;
+            return values;
+        } catch (const std::exception&) {
+            ++packed_failed_;
+            return std::nullopt;
+        }
+    }
+
+    // Writes a packed form (`write` does it); one that fails (a full disk)
+    // is counted, and the values are read the slow way where needed.
+    template <class Write>
+    void write_packed(Write&& write) {
+        try {
+            write();
+            ++packed_written_;
+        } catch (const std::exception&) {
+            ++packed_failed_;
+        }
     }
 
     // This rank's part of material m, solved with the ranks of `team`; the
@@ -312,7 +346,9 @@ private:
     std::filesystem::path variant_dir_;
     ValuesCache cache_;
     KeptRuleValues rules_;
-    std::atomic<std::uint64_t> rules_unpacked_{0}, rules_through_files_{0};  // rule jobs run side by side
+    // Jobs run side by side: packed forms written, read and failed, rule
+    // values read through .rul files.
+    std::atomic<std::uint64_t> packed_written_{0}, packed_read_{0}, packed_failed_{0}, rules_through_files_{0};
     TableExchange exchange_;
     tbb::task_arena arena_;
     TeamTraffic traffic_;

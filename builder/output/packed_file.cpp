@@ -1,10 +1,10 @@
 #include "builder/output/packed_file.hpp"
 
+#include <algorithm>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <iterator>
+#include <string_view>
 #include <stdexcept>
 
 #include <tbb/parallel_for.h>
@@ -18,117 +18,150 @@ namespace dtb {
 namespace {
 
 constexpr std::string_view magic = "dtb packed values 1\n";
-constexpr std::uint64_t frame_size = std::uint64_t{1} << 20;
+constexpr std::uint64_t array_frame = std::uint64_t{1} << 20;  // bytes of an array a frame
 constexpr int level = 1;
-
-// A frame's place: which array and where in it.
-struct FrameAt {
-    std::size_t array;
-    std::uint64_t first, count;
-};
-
-template <class Arrays>
-std::vector<FrameAt> frames_of(const Arrays& arrays) {
-    std::vector<FrameAt> out;
-    for (std::size_t a = 0; a < arrays.size(); ++a)
-        for (std::uint64_t first = 0; first < arrays[a].size(); first += frame_size)
-            out.push_back({a, first, std::min<std::uint64_t>(frame_size, arrays[a].size() - first)});
-    return out;
-}
 
 void put_word(std::string& out, std::uint64_t word) {
     for (int i = 0; i < 8; ++i) out += static_cast<char>((word >> (8 * i)) & 0xff);
 }
 
-std::uint64_t get_word(const std::byte* in) {
-    std::uint64_t word = 0;
-    for (int i = 0; i < 8; ++i) word |= std::to_integer<std::uint64_t>(in[i]) << (8 * i);
-    return word;
+// A frame of an array's: which array and where in it.
+struct ArrayFrame {
+    std::size_t array;
+    std::uint64_t first, count;
+};
+
+std::vector<ArrayFrame> frames_of(const std::vector<std::uint64_t>& lengths) {
+    std::vector<ArrayFrame> out;
+    for (std::size_t a = 0; a < lengths.size(); ++a)
+        for (std::uint64_t first = 0; first < lengths[a]; first += array_frame)
+            out.push_back({a, first, std::min(array_frame, lengths[a] - first)});
+    return out;
+}
+
+// The start of each frame in `frames`, and one past the last.
+std::vector<std::uint64_t> offsets_of(const PackedRange& frames) {
+    std::vector<std::uint64_t> offsets{0};
+    for (const std::uint64_t size : frames.frame_bytes) offsets.push_back(offsets.back() + size);
+    return offsets;
 }
 
 }  // namespace
 
+void write_frames_file(const std::filesystem::path& file, const std::string& label,
+                       const std::vector<std::uint64_t>& words, const PackedRange& frames) {
+    const std::vector<std::uint64_t> offsets = offsets_of(frames);
+    if (offsets.back() != frames.bytes.size()) throw std::logic_error("frames that do not add up to their bytes");
+    // The header: magic, the label's length and bytes, the number of words
+    // and the words, the number of frames and each one's size and checksum,
+    // all words of 8 bytes, little-endian.
+    std::string header(magic);
+    put_word(header, label.size());
+    header += label;
+    put_word(header, words.size());
+    for (const std::uint64_t w : words) put_word(header, w);
+    put_word(header, frames.frame_bytes.size());
+    for (std::size_t f = 0; f < frames.frame_bytes.size(); ++f) {
+        put_word(header, frames.frame_bytes[f]);
+        put_word(header, checksum(std::span(frames.bytes).subspan(offsets[f], frames.frame_bytes[f])));
+    }
+    std::filesystem::create_directories(file.parent_path());
+    ReplacedFile out(file);
+    out.write(header);
+    out.write(frames.bytes);
+    out.commit();
+}
+
+FramesFile read_frames_file(const std::filesystem::path& file, const std::string& label) {
+    const auto wrong = [&](const std::string& what) {
+        return std::runtime_error(file.string() + ": " + what + " (a packed file of the build's, " + label + ")");
+    };
+    std::ifstream in(file, std::ios::binary | std::ios::ate);
+    if (!in) throw wrong(std::string("cannot open it: ") + std::strerror(errno));
+    std::vector<std::byte> data(static_cast<std::size_t>(in.tellg()));
+    in.seekg(0);
+    if (!in.read(reinterpret_cast<char*>(data.data()), static_cast<std::streamsize>(data.size())))
+        throw wrong("cannot read it");
+    std::uint64_t at = 0;
+    const auto word = [&] {
+        if (data.size() - at < 8) throw wrong("cut short");
+        std::uint64_t w = 0;
+        for (int i = 0; i < 8; ++i) w |= std::to_integer<std::uint64_t>(data[at + i]) << (8 * i);
+        at += 8;
+        return w;
+    };
+    const auto count = [&](std::uint64_t each) {  // a count of items of `each` bytes that must fit what is left
+        const std::uint64_t n = word();
+        if (n > (data.size() - at) / each) throw wrong("cut short");
+        return n;
+    };
+    const auto text = [&](std::uint64_t size) {
+        return std::string_view(reinterpret_cast<const char*>(data.data()) + at, size);
+    };
+    if (data.size() < magic.size() || text(magic.size()) != magic) throw wrong("not a packed file of dtb's");
+    at = magic.size();
+    const std::uint64_t label_size = count(1);
+    if (text(label_size) != label) throw wrong("holds other values than those asked for");
+    at += label_size;
+    FramesFile out;
+    out.words.resize(count(8));
+    for (std::uint64_t& w : out.words) w = word();
+    const std::uint64_t frames = count(16);
+    std::vector<std::uint64_t> sums;
+    std::uint64_t total = 0;
+    for (std::uint64_t f = 0; f < frames; ++f) {
+        out.frames.frame_bytes.push_back(word());
+        sums.push_back(word());
+        if (out.frames.frame_bytes.back() > data.size() - total) throw wrong("cut short");
+        total += out.frames.frame_bytes.back();
+    }
+    if (total != data.size() - at) throw wrong(total > data.size() - at ? "cut short" : "longer than its frames");
+    const std::vector<std::uint64_t> offsets = offsets_of(out.frames);
+    data.erase(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(at));  // the frames alone, in place
+    out.frames.bytes = std::move(data);
+    std::vector<char> bad(frames, 0);
+    tbb::parallel_for(std::size_t{0}, static_cast<std::size_t>(frames), [&](std::size_t f) {
+        bad[f] = checksum(std::span(out.frames.bytes).subspan(offsets[f], out.frames.frame_bytes[f])) != sums[f];
+    });
+    if (std::find(bad.begin(), bad.end(), 1) != bad.end()) throw wrong("a frame's checksum differs");
+    return out;
+}
+
 void write_packed_file(const std::filesystem::path& file, const std::string& label,
                        const std::vector<std::span<const std::uint8_t>>& arrays) {
-    const std::vector<FrameAt> at = frames_of(arrays);
+    std::vector<std::uint64_t> lengths;
+    for (const auto& a : arrays) lengths.push_back(a.size());
+    const std::vector<ArrayFrame> at = frames_of(lengths);
     std::vector<std::vector<std::byte>> frames(at.size());
     tbb::parallel_for(std::size_t{0}, at.size(), [&](std::size_t f) {
         frames[f] = zstd_compress(std::as_bytes(arrays[at[f].array].subspan(at[f].first, at[f].count)), level);
     });
-    // The header: magic, the label's length and bytes, the number of arrays
-    // and their lengths, then each frame's size and checksum, all words of
-    // 8 bytes, little-endian.
-    std::string header(magic);
-    put_word(header, label.size());
-    header += label;
-    put_word(header, arrays.size());
-    for (const auto& a : arrays) put_word(header, a.size());
+    PackedRange packed;
     for (const auto& frame : frames) {
-        put_word(header, frame.size());
-        put_word(header, checksum(frame));
+        packed.frame_bytes.push_back(frame.size());
+        packed.bytes.insert(packed.bytes.end(), frame.begin(), frame.end());
     }
-    ReplacedFile out(file);
-    out.write(header);
-    for (const auto& frame : frames) out.write(frame);
-    out.commit();
+    write_frames_file(file, label, lengths, packed);
 }
 
 std::vector<std::vector<std::uint8_t>> read_packed_file(const std::filesystem::path& file, const std::string& label) {
-    const auto wrong = [&](const std::string& what) {
-        return std::runtime_error(file.string() + ": " + what + " (a scratch file of the build, packed values of " +
-                                  label + ")");
-    };
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw wrong(std::string("cannot open it: ") + std::strerror(errno));
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (in.bad()) throw wrong("cannot read it");
-    const auto* bytes = reinterpret_cast<const std::byte*>(text.data());
-    std::uint64_t at = 0;
-    const auto word = [&] {
-        if (text.size() - at < 8) throw wrong("cut short");
-        at += 8;
-        return get_word(bytes + at - 8);
-    };
-    if (text.compare(0, magic.size(), magic) != 0) throw wrong("not a file of packed values");
-    at = magic.size();
-    const std::uint64_t label_size = word();
-    if (label_size > text.size() - at || text.compare(at, label_size, label) != 0)
-        throw wrong("holds other values than those asked for");
-    at += label_size;
-    const std::uint64_t count = word();
-    if (count > (text.size() - at) / 8) throw wrong("cut short");
-    std::vector<std::vector<std::uint8_t>> arrays(count);
-    for (auto& a : arrays) {
-        const std::uint64_t size = word();
-        if (size > (std::uint64_t{1} << 48)) throw wrong("not a file of packed values");
-        a.resize(size);
-    }
-    const std::vector<FrameAt> frames = frames_of(arrays);
-    std::vector<std::uint64_t> offsets, sums;
-    for (std::size_t f = 0; f < frames.size(); ++f) {
-        offsets.push_back(word());
-        sums.push_back(word());
-    }
-    for (std::uint64_t& o : offsets) {  // sizes to offsets
-        const std::uint64_t size = o;
-        o = at;
-        if (size > text.size() - at) throw wrong("cut short");
-        at += size;
-    }
-    if (at != text.size()) throw wrong("longer than its frames");
-    offsets.push_back(at);
-    std::vector<std::string> errors(frames.size());
-    tbb::parallel_for(std::size_t{0}, frames.size(), [&](std::size_t f) {
-        const std::span<const std::byte> frame(bytes + offsets[f], offsets[f + 1] - offsets[f]);
-        if (checksum(frame) != sums[f]) {
-            errors[f] = "a frame's checksum differs";
-            return;
-        }
-        const FrameAt& where = frames[f];
-        errors[f] = zstd_decompress(frame, std::as_writable_bytes(std::span(arrays[where.array]).subspan(where.first, where.count)));
+    const FramesFile read = read_frames_file(file, label);
+    for (const std::uint64_t length : read.words)
+        if (length > (std::uint64_t{1} << 48))
+            throw std::runtime_error(file.string() + ": not a packed file of byte arrays (" + label + ")");
+    const std::vector<ArrayFrame> at = frames_of(read.words);
+    if (at.size() != read.frames.frame_bytes.size())
+        throw std::runtime_error(file.string() + ": its frames are not those of its arrays (" + label + ")");
+    std::vector<std::vector<std::uint8_t>> arrays(read.words.size());
+    for (std::size_t a = 0; a < arrays.size(); ++a) arrays[a].resize(read.words[a]);
+    const std::vector<std::uint64_t> offsets = offsets_of(read.frames);
+    std::vector<std::string> errors(at.size());
+    tbb::parallel_for(std::size_t{0}, at.size(), [&](std::size_t f) {
+        errors[f] = zstd_decompress(std::span(read.frames.bytes).subspan(offsets[f], read.frames.frame_bytes[f]),
+                                    std::as_writable_bytes(std::span(arrays[at[f].array]).subspan(at[f].first, at[f].count)));
     });
     for (const std::string& e : errors)
-        if (!e.empty()) throw wrong(e);
+        if (!e.empty()) throw std::runtime_error(file.string() + ": a frame " + e + " (" + label + ")");
     return arrays;
 }
 

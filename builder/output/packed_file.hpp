@@ -1,11 +1,12 @@
-// Values a build needs again written beside the tables as a scratch file, so
-// that any process or rank of the build reads them back whole without
-// solving anything again (docs/design.md, "Values under the draw rules"):
-// byte arrays as zstd frames of 2^20 bytes (level 1, compressed and
-// decompressed with every thread), after a header that names what the file
-// holds and gives each array's length and each frame's size and checksum
-// (XXH3-64). Written under a temporary name and renamed (replaced_file.hpp),
-// so a reader finds the file whole or not at all.
+// Values a build needs again, written beside the tables as packed files, so
+// that any process or rank of the build, or the same build started again
+// after a kill, reads them back whole without solving anything again
+// (docs/design.md, "Packed forms"). A file is a header, then frames (zstd,
+// compressed and decompressed with every thread): the header names what the
+// file holds (a label the reader must match) and gives the writer's words
+// and each frame's size and checksum (XXH3-64). Written under a temporary
+// name and renamed (replaced_file.hpp), so a reader finds the file whole or
+// not at all.
 #pragma once
 
 #include <cstdint>
@@ -14,17 +15,34 @@
 #include <string>
 #include <vector>
 
+#include "builder/values/packed_codes.hpp"
+
 namespace dtb {
 
-// Writes `arrays` into `file` under `label`. Throws std::runtime_error
-// naming the file and the reason if it cannot be written.
+// Writes `frames` (PackedRange: the frames one after another, and each
+// one's size) into `file` under `label`, with `words` of the caller's.
+// Throws std::runtime_error naming the file and the reason if it cannot be
+// written.
+void write_frames_file(const std::filesystem::path& file, const std::string& label,
+                       const std::vector<std::uint64_t>& words, const PackedRange& frames);
+
+struct FramesFile {
+    std::vector<std::uint64_t> words;
+    PackedRange frames;
+};
+
+// The words and frames of `file`, each frame's checksum checked. Throws
+// std::runtime_error naming the file and what is wrong if it cannot be
+// read, is not such a file, holds another label, is cut short or a frame
+// fails its checksum.
+FramesFile read_frames_file(const std::filesystem::path& file, const std::string& label);
+
+// Byte arrays in frames of 2^20 bytes (level 1), their lengths the words.
 void write_packed_file(const std::filesystem::path& file, const std::string& label,
                        const std::vector<std::span<const std::uint8_t>>& arrays);
 
-// The arrays of `file`, each as long as it was written. Throws
-// std::runtime_error naming the file and what is wrong if it cannot be read,
-// is not such a file, holds another label, is cut short or a frame fails its
-// checksum or does not unpack.
+// The arrays of such a file, each as long as it was written; throws as
+// read_frames_file() does, and if a frame does not unpack.
 std::vector<std::vector<std::uint8_t>> read_packed_file(const std::filesystem::path& file, const std::string& label);
 
 }  // namespace dtb

@@ -1,8 +1,5 @@
 #include "builder/values/packed_codes.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -136,88 +133,21 @@ PackedCodes::PackedCodes(const SolvedValues& values)
         const auto piece = step.piece();
         frames_[f] = pack_frame(frame_of(std::span(values.codes), f), {});
     });
-    for (const auto& frame : frames_) frame_bytes_ += frame.size();
-    bytes_ = frames_.size() * sizeof(frames_[0]) + frame_bytes_;
-}
-
-PackedCodes::~PackedCodes() {
-    if (spilled()) {
-        std::error_code ignored;  // a scratch file: nothing to do if it is gone already
-        std::filesystem::remove(spill_file_, ignored);
-    }
+    bytes_ = frames_.size() * sizeof(frames_[0]);
+    for (const auto& frame : frames_) bytes_ += frame.size();
 }
 
 SolvedValues PackedCodes::unpack() const {
     SolvedValues values(material_, positions_per_side_);
     values.drop_capture_marks();
     values.max_code = max_code_;
-    const std::size_t count = spilled() ? frame_offsets_.size() - 1 : frames_.size();
-    const int fd = spilled() ? ::open(spill_file_.c_str(), O_RDONLY | O_CLOEXEC) : -1;
-    if (spilled() && fd < 0) {
-        const int error = errno;
-        throw std::runtime_error(spill_file_.string() + ": cannot open the packed codes of " + material_.name() +
-                                 " spilled there: " + std::strerror(error));
-    }
-    try {
-        work_profile::Step step(work_profile::Kind::pack, count);
-        tbb::parallel_for(std::size_t{0}, count, [&](std::size_t f) {
-            const auto piece = step.piece();
-            const std::span<std::uint16_t> out = frame_of(std::span(values.codes), f);
-            std::vector<std::byte> read;
-            std::span<const std::byte> frame;
-            if (spilled()) {
-                read.resize(frame_offsets_[f + 1] - frame_offsets_[f]);
-                const ssize_t got = ::pread(fd, read.data(), read.size(), static_cast<off_t>(frame_offsets_[f]));
-                const int error = errno;
-                if (got != static_cast<ssize_t>(read.size()))
-                    throw std::runtime_error(spill_file_.string() + ": the packed codes of " + material_.name() +
-                                             " spilled there are cut short or unreadable" +
-                                             (got < 0 ? std::string(": ") + std::strerror(error) : ""));
-                if (checksum(read) != frame_checksums_[f])
-                    throw std::runtime_error(spill_file_.string() + ": the packed codes of " + material_.name() +
-                                             " spilled there have changed (a frame's checksum differs)");
-                frame = read;
-            } else {
-                frame = frames_[f];
-            }
-            if (const std::string wrong = unpack_frame(frame, out, {}); !wrong.empty())
-                throw std::runtime_error((spilled() ? spill_file_.string() + ": " : "") + material_.name() +
-                                         ": a packed frame " + wrong);
-        });
-    } catch (...) {
-        if (fd >= 0) ::close(fd);
-        throw;
-    }
-    if (fd >= 0) ::close(fd);
+    work_profile::Step step(work_profile::Kind::pack, frames_.size());
+    tbb::parallel_for(std::size_t{0}, frames_.size(), [&](std::size_t f) {
+        const auto piece = step.piece();
+        if (const std::string wrong = unpack_frame(frames_[f], frame_of(std::span(values.codes), f), {}); !wrong.empty())
+            throw std::logic_error(material_.name() + ": a packed frame in memory " + wrong);
+    });
     return values;
-}
-
-void PackedCodes::spill(const std::filesystem::path& file) {
-    if (spilled()) return;
-    // The first failure's errno; EIO where the C library set none.
-    int error = 0;
-    const auto failed = [&] { error = errno != 0 ? errno : EIO; };
-    errno = 0;
-    std::FILE* out = std::fopen(file.c_str(), "wb");
-    if (!out) failed();
-    std::vector<std::uint64_t> offsets{0}, checksums;
-    for (const auto& frame : frames_) {
-        if (!error && std::fwrite(frame.data(), 1, frame.size(), out) != frame.size()) failed();
-        offsets.push_back(offsets.back() + frame.size());
-        checksums.push_back(checksum(frame));
-    }
-    if (out && std::fclose(out) != 0 && !error) failed();
-    if (error) {
-        std::error_code ignored;
-        std::filesystem::remove(file, ignored);
-        throw std::runtime_error(file.string() + ": cannot write the packed codes of " + material_.name() + ": " +
-                                 std::strerror(error));
-    }
-    frame_offsets_ = std::move(offsets);
-    frame_checksums_ = std::move(checksums);
-    frames_ = {};
-    spill_file_ = file;
-    bytes_ = (frame_offsets_.size() + frame_checksums_.size()) * sizeof(std::uint64_t);
 }
 
 }  // namespace dtb

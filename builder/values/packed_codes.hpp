@@ -7,8 +7,8 @@
 // the codes as they lie, less as planes), and unpacking runs at memory
 // speed, where reading the table back from its file would solve every
 // capture position again (a capture search and the tables it leads to).
-// When even the frames must give up their memory, they go to a scratch file
-// (spill()) and are read from it when unpacked.
+// When even the frames must give up their memory, the table is read from its
+// packed form on disk (builder/driver/packed_forms.hpp).
 #pragma once
 
 #include <cstdint>
@@ -31,36 +31,21 @@ public:
 
     PackedCodes(const PackedCodes&) = delete;
     PackedCodes& operator=(const PackedCodes&) = delete;
-    ~PackedCodes();  // removes the spill file, if any
 
-    // The codes back, without capture marks (lookups read codes only); read
-    // from the spill file if spilled. Throws std::runtime_error if that file
-    // cannot be read or holds other bytes than were written (each frame's
-    // checksum is kept in memory).
+    // The codes back, without capture marks (lookups read codes only).
     SolvedValues unpack() const;
 
-    // Writes the frames to `file` (created or replaced) and frees them from
-    // memory. Throws std::runtime_error naming the file and the reason if it
-    // cannot be written (a full disk): the frames then stay in memory.
-    void spill(const std::filesystem::path& file);
-    bool spilled() const noexcept { return !spill_file_.empty(); }
     const Material& material() const noexcept { return material_; }
-
-    // Bytes held in memory: the frames and their list (once spilled, the list).
+    // Bytes held in memory: the frames and their list.
     std::uint64_t bytes() const noexcept { return bytes_; }
-    // Bytes of the frames, in memory or in the spill file.
-    std::uint64_t frame_bytes() const noexcept { return frame_bytes_; }
     std::uint64_t unpacked_bytes() const noexcept { return 2 * positions_; }
 
 private:
     Material material_;
     std::uint64_t positions_per_side_ = 0, positions_ = 0;
     std::uint32_t max_code_ = 0;
-    std::vector<std::vector<std::byte>> frames_;  // empty once spilled
-    std::vector<std::uint64_t> frame_offsets_;    // in the spill file, one more than frames
-    std::vector<std::uint64_t> frame_checksums_;  // XXH3-64 of each spilled frame, checked when read
-    std::filesystem::path spill_file_;
-    std::uint64_t bytes_ = 0, frame_bytes_ = 0;
+    std::vector<std::vector<std::byte>> frames_;
+    std::uint64_t bytes_ = 0;
 };
 
 // A range of solved values, codes and capture marks, packed the same way

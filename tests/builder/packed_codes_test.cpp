@@ -1,7 +1,7 @@
 // Packed tables (builder/values/packed_codes.hpp): what is unpacked is what was
-// packed, code for code, over several frames and a short last one, from
-// memory or from a spill file; a spill that cannot be written keeps the
-// frames, a damaged spill file is refused, and the file goes with the table.
+// packed, code for code, over several frames and a short last one; packed
+// forms on disk (builder/driver/packed_forms.hpp) read back the same, and
+// refused when damaged or written from another table.
 // Ranges packed for the wire (pack_range()) come back code for code and mark
 // for mark into values that start elsewhere, and frames of another number,
 // size or content are refused with the sender's name.
@@ -12,6 +12,8 @@
 #include <fstream>
 #include <random>
 
+#include "builder/driver/packed_forms.hpp"
+#include "builder/output/packed_file.hpp"
 #include "builder/values/packed_codes.hpp"
 #include "tests/probe/synthetic_tables.hpp"
 
@@ -75,63 +77,82 @@ TEST(PackedCodes, UnpacksWhatWasPacked) {
     EXPECT_EQ(back.codes, values.codes);
 }
 
-TEST(PackedCodes, SpillsToAFileAndReadsItBack) {
-    const SolvedValues values = some_values();
-    const test::TemporaryDirectory dir("packed-spill");
-    const auto file = dir.path() / "KKvK.codes.zst";
-    {
-        PackedCodes packed(values);
-        const std::uint64_t frames = packed.frame_bytes(), held = packed.bytes();
-        packed.spill(file);
-        EXPECT_TRUE(packed.spilled());
-        EXPECT_EQ(std::filesystem::file_size(file), frames);
-        EXPECT_EQ(packed.frame_bytes(), frames);
-        EXPECT_LT(packed.bytes(), held / 100);  // the frames' offsets only
-        const SolvedValues back = packed.unpack();
-        EXPECT_EQ(back.codes, values.codes);
-        EXPECT_EQ(back.max_code, 39u);
-        EXPECT_EQ(packed.unpack().codes, values.codes);  // as often as asked
-    }
-    EXPECT_FALSE(std::filesystem::exists(file));  // gone with the table
-}
-
-TEST(PackedCodes, ASpillThatCannotBeWrittenKeepsTheFrames) {
-    const SolvedValues values = some_values();
-    const test::TemporaryDirectory dir("packed-spill");
-    PackedCodes packed(values);
-    const auto nowhere = dir.path() / "no such folder" / "KKvK.codes.zst";
-    try {
-        packed.spill(nowhere);
-        FAIL() << "expected the spill to fail";
-    } catch (const std::runtime_error& e) {
-        EXPECT_NE(std::string(e.what()).find(nowhere.string()), std::string::npos) << e.what();
-        EXPECT_NE(std::string(e.what()).find("cannot write"), std::string::npos) << e.what();
-    }
-    EXPECT_FALSE(packed.spilled());
-    EXPECT_EQ(packed.unpack().codes, values.codes);
-}
-
-TEST(PackedCodes, ADamagedSpillFileIsRefused) {
-    const SolvedValues values = some_values();
-    const test::TemporaryDirectory dir("packed-spill");
-    const auto file = dir.path() / "KKvK.codes.zst";
-    for (const bool cut : {true, false}) {
-        PackedCodes packed(values);
-        packed.spill(file);
-        if (cut) {
-            std::filesystem::resize_file(file, std::filesystem::file_size(file) - 10);
-        } else {  // a byte changed in the middle of a frame
-            std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
-            f.seekp(static_cast<std::streamoff>(std::filesystem::file_size(file) / 2));
-            f.put('\x5a');
-        }
+// The packed form of a table (builder/driver/packed_forms.hpp): read back
+// code for code and mark for mark, for the table it was written from only;
+// missing, cut short, a byte changed in a frame or in the header, or
+// written where it cannot be: each refused naming the file.
+TEST(PackedForms, ATableReadsBackWhatWasWritten) {
+    SolvedValues values = some_values();
+    for (std::uint64_t g = 0; g < values.codes.size(); g += 7) values.capture[g / 64] |= std::uint64_t{1} << (g % 64);
+    const test::TemporaryDirectory dir("packed-forms");
+    const Material m = values.material;
+    write_packed_table(dir.path(), values, 0x1234);
+    const auto file = packed_file(dir.path(), m, TableKind::dtw);
+    EXPECT_TRUE(std::filesystem::exists(file));
+    EXPECT_LT(std::filesystem::file_size(file), values.bytes() / 4);
+    const SolvedValues back = read_packed_table(dir.path(), m, values.positions_per_side, 0x1234);
+    EXPECT_EQ(back.codes, values.codes);
+    EXPECT_EQ(back.capture, values.capture);
+    EXPECT_EQ(back.max_code, values.max_code);
+    const auto refused = [&](const std::string& why) {
         try {
-            packed.unpack();
-            FAIL() << "expected a damaged spill file to be refused";
+            read_packed_table(dir.path(), m, values.positions_per_side, 0x1234);
+            ADD_FAILURE() << "expected a packed form " << why << " to be refused";
         } catch (const std::runtime_error& e) {
             EXPECT_NE(std::string(e.what()).find(file.string()), std::string::npos) << e.what();
         }
+    };
+    EXPECT_THROW(read_packed_table(dir.path(), m, values.positions_per_side, 0x1235), std::runtime_error);
+    const auto size = std::filesystem::file_size(file);
+    for (const std::uintmax_t at : {size / 2, std::uintmax_t{30}}) {  // a frame's byte, the label's
+        write_packed_table(dir.path(), values, 0x1234);
+        std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+        f.seekg(static_cast<std::streamoff>(at));
+        const char was = static_cast<char>(f.get());
+        f.seekp(static_cast<std::streamoff>(at));
+        f.put(static_cast<char>(was ^ 0x5a));
+        f.close();
+        refused("with a byte changed");
     }
+    write_packed_table(dir.path(), values, 0x1234);
+    std::filesystem::resize_file(file, size - 10);
+    refused("cut short");
+    remove_packed(dir.path(), m, TableKind::dtw);
+    EXPECT_FALSE(std::filesystem::exists(file));
+    refused("that is missing");
+    const test::TemporaryDirectory blocked("packed-forms-blocked");
+    std::ofstream(blocked.path() / ".packed") << "a file where the folder would be";
+    EXPECT_THROW(write_packed_table(blocked.path(), values, 0x1234), std::runtime_error);
+}
+
+// Byte arrays (a .rul's rule values) read back as written; keep_packed()
+// leaves only the packed forms asked for, and the folder once it is empty.
+TEST(PackedForms, ByteArraysAndWhatIsKept) {
+    const test::TemporaryDirectory dir("packed-forms");
+    std::vector<std::uint8_t> codes((std::size_t{1} << 21) + 5), road(300);
+    std::mt19937_64 random(3);
+    for (auto& c : codes) c = static_cast<std::uint8_t>(random() % 4 == 0 ? random() : 7);
+    for (auto& c : road) c = static_cast<std::uint8_t>(random());
+    const auto file = dir.path() / "arrays.zst";
+    write_packed_file(file, "two arrays", {codes, road, {}});
+    const auto back = read_packed_file(file, "two arrays");
+    ASSERT_EQ(back.size(), 3u);
+    EXPECT_EQ(back[0], codes);
+    EXPECT_EQ(back[1], road);
+    EXPECT_TRUE(back[2].empty());
+    EXPECT_THROW(read_packed_file(file, "other arrays"), std::runtime_error);
+
+    const Material a = Material::parse("KKvK"), b = Material::parse("KMvK");
+    const SolvedValues values = some_values();
+    write_packed_table(dir.path(), values, 1);  // KKvK's
+    std::filesystem::copy_file(packed_file(dir.path(), a, TableKind::dtw), packed_file(dir.path(), b, TableKind::dtw));
+    std::filesystem::copy_file(packed_file(dir.path(), a, TableKind::dtw), packed_file(dir.path(), a, TableKind::rul));
+    keep_packed(dir.path(), {{b, TableKind::dtw}});
+    EXPECT_FALSE(std::filesystem::exists(packed_file(dir.path(), a, TableKind::dtw)));
+    EXPECT_FALSE(std::filesystem::exists(packed_file(dir.path(), a, TableKind::rul)));
+    EXPECT_TRUE(std::filesystem::exists(packed_file(dir.path(), b, TableKind::dtw)));
+    keep_packed(dir.path(), {});
+    EXPECT_FALSE(std::filesystem::exists(packed_directory(dir.path())));
 }
 
 TEST(PackedCodes, TakesWholeTablesOnly) {

@@ -92,7 +92,9 @@ TEST(Verify, DamagedFileFailsAndIsNamed) {
     EXPECT_EQ(r.materials_checked, 0u);  // no forward check over a damaged set
     ASSERT_EQ(checks.failed(), 1);
     for (const TableCheck& c : checks.lines)
-        if (!c.ok) EXPECT_NE(c.text.find(damaged.string()), std::string::npos) << c.text;
+        if (!c.ok) {
+            EXPECT_NE(c.text.find(damaged.string()), std::string::npos) << c.text;
+        }
 }
 
 TEST(Verify, BadInputThrows) {

@@ -35,30 +35,31 @@ foreach(threads 1 3)
 endforeach()
 
 # Little memory (1 MB, less than one material's working set): materials
-# start one at a time, kept tables are packed, then spilled to disk and
-# read from there or through the probe cache; the same tables.
+# start one at a time, kept tables are packed, then let go and read from
+# their packed forms on disk or through the probe cache; the same tables.
 run(0 build --variant brazilian --pieces 4 --dir ${work}/little-memory --memory 0.001)
 same_tables(brazilian ${work}/whole ${work}/little-memory)
 
-# 1.5 MB: kept tables spilled to disk are read from there, and the scratch
-# folder is gone at the end. With every spill failing (as on a full disk)
-# they are dropped and read back from their table files instead, their
-# capture positions solved again. The same tables both ways. (At 2 MB the
-# tables packed as byte planes sometimes all fit, and nothing was read back.)
+# 1.5 MB: kept tables let go of memory are read from their packed forms,
+# and the packed forms are gone at the end. With every packed form failing
+# to be written (as on a full disk) they are read back from their table
+# files instead, their capture positions solved again. The same tables both
+# ways. (At 2 MB the tables packed as byte planes sometimes all fit, and
+# nothing was read back.)
 run(0 build --variant brazilian --pieces 4 --dir ${work}/spilled --memory 0.0015 --threads 2)
 same_tables(brazilian ${work}/whole ${work}/spilled)
-if(NOT out MATCHES "[1-9][0-9]* spilled to disk [^\n]*, read from there [1-9][0-9]* times")
-  message(FATAL_ERROR "expected kept tables spilled to disk and read from there in: ${out}")
+if(NOT out MATCHES "[1-9][0-9]* tables let go of memory, values read from packed forms [1-9][0-9]* times")
+  message(FATAL_ERROR "expected kept tables let go and read from their packed forms in: ${out}")
 endif()
-if(EXISTS ${work}/spilled/brazilian/.spill)
-  message(FATAL_ERROR "the build left its spill folder behind")
+if(EXISTS ${work}/spilled/brazilian/.packed)
+  message(FATAL_ERROR "the build left its packed forms behind")
 endif()
-set(ENV{DTB_TEST_SPILL_FAILS} 1)
+set(ENV{DTB_TEST_PACKED_FAILS} 1)
 run(0 build --variant brazilian --pieces 4 --dir ${work}/spill-fails --memory 0.0015 --threads 2)
-unset(ENV{DTB_TEST_SPILL_FAILS})
+unset(ENV{DTB_TEST_PACKED_FAILS})
 same_tables(brazilian ${work}/whole ${work}/spill-fails)
-expect_in("${out}" "could not spill a kept table to disk")
-if(NOT out MATCHES " 0 spilled to disk [^\n]*; [1-9][0-9]* read back from their files")
+expect_in("${out}" "could not write the packed form of")
+if(NOT out MATCHES " 0 packed forms written [^\n]*; [1-9][0-9]* read back from their files")
   message(FATAL_ERROR "expected kept tables read back from their files in: ${out}")
 endif()
 
@@ -107,8 +108,13 @@ string(FIND "${manifest}" "\"KKvKM\"" listed)
 if(NOT listed EQUAL -1)
   message(FATAL_ERROR "the manifest lists KKvKM, whose build was killed")
 endif()
+# The resumed build reads the tables built before the kill from the packed
+# forms that build left, not back from their files.
 run(0 build --variant brazilian --pieces 4 --dir ${work}/killed)
 expect_in("${out}" "already built")
+if(NOT out MATCHES "values read from packed forms [1-9][0-9]* times [^\n]*; 0 read back from their files")
+  message(FATAL_ERROR "expected the resumed build to read its tables from their packed forms in: ${out}")
+endif()
 same_tables(brazilian ${work}/whole ${work}/killed)
 
 # Killed at arbitrary moments, mid-material, and resumed each time.

@@ -91,9 +91,9 @@ unset(ENV{DTB_TEST_STAGE_POSITIONS})
 
 # With the rule tables (--rules): the same .rul files as one process makes,
 # on 2 and 3 ranks, with teams for the plain tables; the rule jobs spread
-# over the ranks (at least two of them solve some), reading the rule values
-# other ranks solved from the packed files they left in the scratch folder,
-# which is gone once the build ends.
+# over the ranks (at least two of them solve some), reading the values other
+# ranks solved from the packed forms they wrote, which are gone once the
+# build ends.
 run(0 build --variant brazilian --pieces 4 --dir ${work}/rules-one --rules)
 foreach(ranks 2 3)
   set(dir ${work}/rules-ranks${ranks})
@@ -102,23 +102,31 @@ foreach(ranks 2 3)
   same_tables(brazilian ${work}/rules-one ${dir})
   string(REGEX MATCHALL "in teams, [1-9][0-9]* rule tables" solving "${out}")
   list(LENGTH solving solving)
-  string(REGEX MATCHALL "rule values unpacked [1-9]" unpacked "${out}")
+  string(REGEX MATCHALL "packed forms written [0-9]+, read [1-9]" unpacked "${out}")
   if(solving LESS 2 OR unpacked STREQUAL "")
     message(FATAL_ERROR "the rule jobs on ${ranks} ranks were not spread, or read no packed values: ${out}")
   endif()
-  if(EXISTS ${dir}/brazilian/.spill)
-    message(FATAL_ERROR "the build left its scratch folder ${dir}/brazilian/.spill")
+  if(EXISTS ${dir}/brazilian/.packed)
+    message(FATAL_ERROR "the build left its packed forms in ${dir}/brazilian/.packed")
   endif()
 endforeach()
 
 # The rank that writes KKMvK.rul killed (SIGKILL) before the manifest lists
-# it: the job ends, and run again on 2 ranks it resumes to the same files.
+# it: the job ends, and run again on 2 ranks it resumes to the same files,
+# reading the values it needs of the tables built before the kill from the
+# packed forms that build left: none read back from its file, no rule
+# values through their .rul files.
 set(ENV{DTB_TEST_KILL_AFTER_WRITE} KKMvK.rul)
 mpi_run(3 1 build --variant brazilian --pieces 4 --dir ${work}/rules-killed --rules)
 unset(ENV{DTB_TEST_KILL_AFTER_WRITE})
 expect_in("${err}" "signal 9")
 mpi_run(2 0 build --variant brazilian --pieces 4 --dir ${work}/rules-killed --rules)
 expect_in("${out}" "rule table already built")
+foreach(r 0 1)
+  if(NOT out MATCHES "rank ${r} [^\n]*packed forms written [0-9]+, read [1-9][0-9]*, failed 0; rule values read through .rul files 0;[^\n]*tables read back from their files 0 ")
+    message(FATAL_ERROR "expected rank ${r} of the resumed build to read packed forms only in: ${out}")
+  endif()
+endforeach()
 if(NOT out MATCHES "\nKKMvK.rul +[0-9,]+ positions")
   message(FATAL_ERROR "KKMvK.rul, killed before the manifest listed it, was not built again: ${out}")
 endif()

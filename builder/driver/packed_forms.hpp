@@ -1,0 +1,95 @@
+// Packed forms (docs/design.md, "Packed forms"): the values of a table a
+// build still needs, written beside the tables as the table is solved, so
+// that a job that reads them and does not have them in memory (the one
+// process after they gave up their room, a rank that did not solve them, the
+// same build started again after a kill) reads them whole at the speed of
+// unpacking, instead of reading the table back from its file, which solves
+// every capture position again. One file a table and kind in
+// DIR/VARIANT/.packed/ (packed_file.hpp): M.dtw.zst, a plain table's codes
+// (capture positions' true values) and capture marks as the tables cross
+// between ranks (pack_range()); M.rul.zst, a .rul's rule values. Its label
+// holds the table file's checksum, so a packed form is read only for the
+// very table it was written from. A packed form is removed once no job of
+// the build reads it, and at the start of a build when none will.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "builder/output/packed_file.hpp"
+#include "builder/values/rule_values.hpp"
+#include "builder/values/solved_values.hpp"
+#include "probe/index.hpp"
+#include "probe/material.hpp"
+#include "probe/rule_count.hpp"
+#include "probe/table_file.hpp"
+#include "probe/table_format.hpp"
+
+namespace dtb {
+
+std::filesystem::path packed_directory(const std::filesystem::path& variant_dir);
+// m's packed form of `kind` (dtw: its plain values, rul: its rule values).
+std::filesystem::path packed_file(const std::filesystem::path& variant_dir, const Material& m, TableKind kind);
+
+// Writes the packed form of `values` (a whole table, capture marks kept),
+// whose .dtw file has table checksum `checksum`. Throws std::runtime_error
+// naming the file if it cannot be written (or DTB_TEST_PACKED_FAILS is set).
+void write_packed_table(const std::filesystem::path& variant_dir, const SolvedValues& values, std::uint64_t checksum);
+
+// The same of rule values, whose .rul file has table checksum `checksum`.
+void write_packed_rules(const std::filesystem::path& variant_dir, const RuleValues& values, std::uint64_t checksum);
+
+// The label a packed form of m's `kind` written from a table of `checksum` holds.
+std::string packed_label(const Material& m, TableKind kind, std::uint64_t checksum);
+
+// m's plain values (capture marks included) from its packed form, written
+// from its .dtw (of V's variant) in `variant_dir` as it is now. Throws
+// std::runtime_error naming the file if it is missing, damaged or written
+// from another table, and TableError if the .dtw cannot be opened.
+template <class V>
+SolvedValues read_packed_table(const std::filesystem::path& variant_dir, const Material& m) {
+    const TableFile table = TableFile::open(variant_dir / table_file_name(m, TableKind::dtw),
+                                            {std::string_view(V::name), m, TableKind::dtw});
+    return read_packed_table(variant_dir, m, Index<V::board_size>(m).size(), table.table_checksum());
+}
+SolvedValues read_packed_table(const std::filesystem::path& variant_dir, const Material& m, std::uint64_t per_side,
+                               std::uint64_t checksum);
+
+// m's rule values (without capture marks: lookups read the codes) from its
+// packed form, written from its .rul (of V's variant) in `variant_dir` as it
+// is now. Throws as read_packed_table() does, and TableError if the .rul
+// cannot be opened.
+template <class V>
+std::shared_ptr<const RuleValues> read_packed_rules(const std::filesystem::path& variant_dir, const Material& m) {
+    const std::filesystem::path file = packed_file(variant_dir, m, TableKind::rul);
+    const TableFile table = TableFile::open(variant_dir / table_file_name(m, TableKind::rul),
+                                            {std::string_view(V::name), m, TableKind::rul});
+    auto values = std::make_shared<RuleValues>();
+    values->material = m;
+    values->count = governing_count<typename V::draw_rules>(m);
+    values->positions_per_side = Index<V::board_size>(m).size();
+    const std::uint64_t positions = static_cast<std::uint64_t>(sides_of(m)) * values->positions_per_side;
+    std::vector<std::vector<std::uint8_t>> arrays =
+        read_packed_file(file, packed_label(m, TableKind::rul, table.table_checksum()));
+    if (arrays.size() != 2 || arrays[0].size() != positions ||
+        arrays[1].size() != (values->count.has_road() ? positions : 0))
+        throw std::runtime_error(file.string() + ": not the rule values of " + m.name() + " (a packed file of the build's)");
+    values->codes = std::move(arrays[0]);
+    values->after_road = std::move(arrays[1]);
+    return values;
+}
+
+// Removes m's packed form of `kind`, if there is one (a file that cannot be
+// removed costs only disk space).
+void remove_packed(const std::filesystem::path& variant_dir, const Material& m, TableKind kind);
+
+// Removes every packed form in `variant_dir` but those `needed` (the
+// material and kind of each), and the folder if it is left empty.
+void keep_packed(const std::filesystem::path& variant_dir, const std::set<std::pair<Material, TableKind>>& needed);
+
+}  // namespace dtb
