@@ -139,8 +139,8 @@ void add_build_command(CLI::App& app) {
     cmd->add_option("--dtw-compression", options->dtw_compression, "zstd level of the .dtw blocks (default 3)")
         ->check(CLI::Range(1, 22));
     cmd->add_option("--team-positions", options->team_positions,
-                    "under MPI: one rank of a material's team per this many positions (default 2^24); "
-                    "smaller materials are solved by one rank each")
+                    "under MPI: a material's team has at most one rank per this many positions (default 2^28), "
+                    "more only where the ranks' --memory requires; smaller materials are solved by one rank each")
         ->check(CLI::Range(std::uint64_t{1}, ~std::uint64_t{0}));
     cmd->add_option("--rank-timeout", options->rank_timeout,
                     "under MPI: seconds a rank may go unheard before it is taken as lost (its node or network "

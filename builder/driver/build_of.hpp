@@ -11,6 +11,7 @@
 #include <condition_variable>
 #include <csignal>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -29,6 +30,7 @@
 #include "builder/values/packed_codes.hpp"
 #include "builder/driver/progress.hpp"
 #include "builder/driver/rule_job.hpp"
+#include "builder/driver/scheduler.hpp"
 #include "builder/values/table_loader.hpp"
 #include "builder/system/work_profile.hpp"
 
@@ -37,10 +39,11 @@ namespace dtb {
 namespace build_detail {
 
 // The build as one process: its jobs (BuildPlan::jobs(): each material's
-// plain tables, and with --rules its .rul) in dependency order, several at
-// once where they do not depend on each other (a oneTBB task_group starts a
-// job once the last job it waits for is done) and their working sets fit the
-// memory budget, each with every thread.
+// plain tables, and with --rules its .rul) started by the scheduler of the
+// distributed build with one rank (scheduler.hpp: once the jobs they wait
+// for are done, the longest path of work first), several at once where
+// their working sets fit the memory budget, each with every thread (a
+// oneTBB task_group runs them).
 //
 // The budget (--memory, default a third of the machine) covers what the
 // build holds: the working sets of the jobs in work
@@ -71,6 +74,7 @@ public:
         for (const PlannedMaterial& p : plan_.materials()) kept_[p.material].plan = &p;
         std::uint64_t to_build = 0;
         std::size_t building = 0;
+        std::vector<Scheduler::Unit> units;
         for (std::size_t i = 0; i < jobs_.size(); ++i) {
             const BuildJob& job = plan_.jobs()[i];
             const bool plain = job.kind == BuildJob::Kind::plain;
@@ -79,9 +83,15 @@ public:
                 to_build += job.positions;
             }
             for (const Material& s : plan_.at(job.material).successors) ++(plain ? kept_[s].plain.uses : kept_[s].rules.uses);
-            for (int w : job.waits_for) jobs_[w].dependents.push_back(static_cast<int>(i));
-            jobs_[i].pending = static_cast<int>(job.waits_for.size());
+            units.push_back({job.positions, job.waits_for, job.reads, !plain, working_bytes(static_cast<int>(i))});
         }
+        // One rank, as many jobs at once as fit the budget, once the kept
+        // values no job in work reads are packed if need be (make_room).
+        scheduler_.emplace(std::move(units), std::vector<int>{std::numeric_limits<int>::max()}, 1, false,
+                           Scheduler::Memory{{}, [this](int, std::uint64_t bytes) {
+                                                 return make_room(bytes - working_, -1);
+                                             }});
+        start_ = start;
         Progress progress(o_.output, building, to_build);
         progress_ = &progress;
         for (const PlannedMaterial& p : plan_.materials())
@@ -96,12 +106,11 @@ public:
                 threads.emplace(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(o_.threads));
             {
                 const std::lock_guard lock(mutex_);
-                for (std::size_t i = 0; i < jobs_.size(); ++i)
-                    if (jobs_[i].pending == 0) waiting_.push_back(static_cast<int>(i));
                 start_ready();
             }
             group_.wait();
         }
+        if (!scheduler_->all_finished()) throw std::logic_error("the build stopped with jobs left that cannot start");
         kept_.clear();
         keep_packed(plan_.variant_dir(), {});  // every job that read them is done
         report_.seconds = seconds_since(start);
@@ -129,54 +138,46 @@ private:
         Slot<RuleValues> rules;
     };
     struct JobState {
-        int pending = 0;              // jobs it waits for, not yet done
-        std::vector<int> dependents;  // the jobs waiting for it
         std::uint64_t pairs_at_once = 1;  // a plain job: big pairs it solves at once (working_bytes())
-        std::uint64_t working_bytes = 0;  // while it runs; 0: not yet worked out
+        std::uint64_t working_bytes = 0;  // while it runs
     };
 
     const BuildJob& job(int i) const { return plan_.jobs()[i]; }
 
-    // Starts the waiting jobs whose working sets fit, in the order they
-    // became ready; with nothing in work, the first in any case (called with
-    // the mutex held).
+    // Starts the jobs the scheduler gives: a second job at once only if its
+    // working set fits once kept tables are packed (it is not worth letting
+    // go of values that are then read again: it waits instead); with
+    // nothing in work, the first in any case, once all that can give up
+    // room has (called with the mutex held).
     void start_ready() {
-        for (auto it = waiting_.begin(); it != waiting_.end();) {
-            const std::uint64_t bytes = working_bytes(*it);
-            // A second job at once is not worth reading tables back from
-            // their files: it waits instead.
-            if (running_ > 0 && !make_room(bytes, -1)) {
-                ++it;
-                continue;
-            }
-            if (running_ == 0) make_room(bytes, *it);  // as much as can be had
+        for (const Scheduler::Assignment& a : scheduler_->assign(seconds_since(start_))) {
+            const int i = a.unit;
+            const std::uint64_t bytes = jobs_[i].working_bytes;
+            if (running_ == 0) make_room(bytes, i);
             ++running_;
+            working_ += bytes;
             hold(bytes);
-            group_.run([this, i = *it] {
+            group_.run([this, i] {
                 if (job(i).kind == BuildJob::Kind::plain)
                     solve(i);
                 else
                     solve_rules(i);
             });
-            it = waiting_.erase(it);
         }
     }
 
     // The bytes job i holds while it runs; a plain job with one big pair a
     // thread at once, or fewer where that would not fit the budget (at
-    // least one). Worked out once (called with the mutex held).
+    // least one).
     std::uint64_t working_bytes(int i) {
         JobState& state = jobs_[i];
-        if (state.working_bytes == 0) {
-            const Material& m = job(i).material;
-            if (job(i).kind == BuildJob::Kind::rule) {
-                state.working_bytes = rule_working_bytes<V>(m, job(i).positions);
-            } else {
-                std::uint64_t pairs = solver_threads();
-                while (pairs > 1 && solver_working_bytes<V>(m, pairs, o_.solver) > budget_) pairs /= 2;
-                state.pairs_at_once = pairs;
-                state.working_bytes = solver_working_bytes<V>(m, pairs, o_.solver);
-            }
+        const Material& m = job(i).material;
+        if (job(i).kind == BuildJob::Kind::rule) {
+            state.working_bytes = rule_working_bytes<V>(m, job(i).positions);
+        } else {
+            const WorkingSet w = plain_working_set<V>(m, solver_threads(), budget_, o_.solver);
+            state.pairs_at_once = w.pairs_at_once;
+            state.working_bytes = w.bytes;
         }
         return state.working_bytes;
     }
@@ -351,8 +352,7 @@ private:
     // fails is said, and none returned. Called without the mutex.
     template <class Read>
     auto read_packed(const Material& s, TableKind kind, Read&& read) -> std::optional<decltype(read())> {
-        std::error_code error;
-        if (!std::filesystem::exists(packed_file(plan_.variant_dir(), s, kind), error)) return std::nullopt;
+        if (!has_packed(plan_.variant_dir(), s, kind)) return std::nullopt;
         try {
             return read();
         } catch (const std::exception& e) {
@@ -372,8 +372,7 @@ private:
         slot.load_tried = true;
         const std::uint64_t positions = kept_[s].plan->positions;
         const std::uint64_t bytes = governing_count<typename V::draw_rules>(s).has_road() ? 2 * positions : positions;
-        std::error_code error;
-        if (!std::filesystem::exists(packed_file(plan_.variant_dir(), s, TableKind::rul), error) ||
+        if (!has_packed(plan_.variant_dir(), s, TableKind::rul) ||
             !make_room(bytes, reader))
             return nullptr;
         slot.loading = true;
@@ -516,9 +515,10 @@ private:
     // are now ready start if they fit (called with the mutex held).
     void done(int i) {
         memory_ -= jobs_[i].working_bytes;
+        working_ -= jobs_[i].working_bytes;
         --running_;
-        for (int d : jobs_[i].dependents)
-            if (--jobs_[d].pending == 0) waiting_.push_back(d);
+        scheduler_->released(i, 0);
+        scheduler_->finished(i, seconds_since(start_));
         start_ready();
     }
 
@@ -547,9 +547,11 @@ private:
     BuildPlan& plan_;
     std::uint64_t budget_ = 0;
     std::uint64_t memory_ = 0;  // values kept in memory and working sets of the jobs in work
+    std::uint64_t working_ = 0;  // working sets of the jobs in work
     int running_ = 0;           // jobs in work
     std::vector<JobState> jobs_;    // as plan_.jobs()
-    std::vector<int> waiting_;      // ready to start, waiting for room
+    std::optional<Scheduler> scheduler_;
+    Clock::time_point start_;
     std::map<Material, Kept> kept_;  // every material of the plan
     std::mutex mutex_;
     bool packed_failed_ = false;  // a packed form could not be written: said once

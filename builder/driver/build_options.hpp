@@ -33,10 +33,13 @@ struct BuildOptions {
     int wld_compression_level = 12;  // zstd levels (table_writer.hpp)
     int dtw_compression_level = 3;
     enum class Output { automatic, terminal, log, quiet } output = Output::automatic;
-    // A distributed build (builder/mpi/) gives a material one rank for every
-    // this many positions, up to every rank; smaller materials are solved by
-    // one rank each, several at once.
-    std::uint64_t team_positions = std::uint64_t{1} << 24;
+    // A distributed build (builder/mpi/) gives a material at most one rank
+    // for every this many positions (each member of a team holds at least
+    // this many), up to every rank, and more only where the ranks' memory
+    // requires; smaller materials are solved by one rank each, several at
+    // once. 2^28: a team's messages are worth it on a rank of a whole node
+    // only for shares of about this size.
+    std::uint64_t team_positions = std::uint64_t{1} << 28;
     // A distributed build: a rank not heard from for this long is lost
     // (builder/mpi/heartbeats.hpp) and the job ends, naming it.
     double rank_timeout_seconds = 20;

@@ -26,6 +26,31 @@
 
 namespace dtb {
 
+// What a plain job holds while it solves material m alone with `threads`
+// threads: one big pair a thread at once, or fewer where that would not fit
+// `budget` (at least one), and the bytes that takes
+// (MaterialSolver::working_bytes).
+struct WorkingSet {
+    std::uint64_t pairs_at_once = 1;
+    std::uint64_t bytes = 0;
+};
+template <class V>
+WorkingSet plain_working_set(const Material& m, std::uint64_t threads, std::uint64_t budget,
+                             const SolverOptions& options) {
+    WorkingSet w{std::max<std::uint64_t>(1, threads), 0};
+    while (w.pairs_at_once > 1 && solver_working_bytes<V>(m, w.pairs_at_once, options) > budget) w.pairs_at_once /= 2;
+    w.bytes = solver_working_bytes<V>(m, w.pairs_at_once, options);
+    return w;
+}
+
+// A team member's bytes a position of its share of a material: its home
+// range of values (2.125), and for the positions it solves a state byte and
+// four bytes of bucket entries, counted as if every one were queued (as
+// working_bytes counts a big pair). Measured: 6.3 to 6.7 bytes a position of
+// the share, the program and the tables read included (Canadian KKKvKK on
+// teams of 2 and 3, docs/results.md).
+inline constexpr double team_member_bytes = 7.125;
+
 // The writer's spec of material m's tables in a build with options `o`.
 TableSpec table_spec(const BuildOptions& o, int board_size, const Material& m, std::uint64_t per_side,
                      std::uint32_t max_code);
@@ -119,6 +144,9 @@ struct TableSources {
     // Told what this member read back from the files (may be empty); a
     // table the team reads together counts its sharing among the members.
     std::function<void(const ReadBacks&)> read_back;
+    // Told, on every member, its range of m's values once the tables are
+    // written, with the .dtw's table checksum (may be empty).
+    std::function<void(const SolvedValues& home, std::uint64_t dtw_checksum)> written;
 };
 
 // Solves material m with `team` and writes its tables. The tables m leads to
@@ -184,6 +212,8 @@ std::optional<ManifestEntry> solve_in_team(Team& team, const BuildOptions& o, co
     const TableSpec spec = table_spec(o, V::board_size, m, home->positions_per_side, home->max_code);
     const WrittenTables written =
         write_tables(team, variant_dir, spec, home->first, home->codes.size(), value_source(*home));
+    const std::uint64_t checksum = team.all_max(team.rank() == 0 ? written.dtw_checksum : 0);
+    if (sources.written) sources.written(*home, checksum);
     ManifestEntry entry = count_values(*home);
     if (cache) cache->keep(home);
     entry.positions = team.all_sum(entry.positions);

@@ -1,6 +1,10 @@
 #include "builder/driver/packed_forms.hpp"
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <span>
 #include <system_error>
 #include <vector>
 
@@ -18,6 +22,37 @@ namespace {
 void maybe_fail(const std::filesystem::path& file) {
     if (std::getenv("DTB_TEST_PACKED_FAILS"))
         throw std::runtime_error(file.string() + ": not written (DTB_TEST_PACKED_FAILS is set)");
+}
+
+// What the packed form `file` is of: its material's name and kind ("dtw",
+// "rul"), from its name (M.dtw.zst, M.dtw.partJofK.zst, M.rul.zst).
+std::pair<std::string, std::string> packed_of(const std::filesystem::path& file) {
+    const std::string name = file.filename().string();
+    const std::size_t dot = name.find('.');
+    if (dot == std::string::npos || !name.ends_with(".zst")) return {};  // not a temporary file
+    return {name.substr(0, dot), name.substr(dot + 1, 3)};
+}
+
+// m's packed parts of a plain table, by member: the files, and how many
+// members each says the team had.
+std::map<int, std::pair<std::filesystem::path, int>> packed_parts(const std::filesystem::path& variant_dir,
+                                                                  const Material& m) {
+    std::map<int, std::pair<std::filesystem::path, int>> parts;
+    std::error_code error;
+    const std::string prefix = m.name() + ".dtw.part";
+    for (const auto& entry : std::filesystem::directory_iterator(packed_directory(variant_dir), error)) {
+        const std::string name = entry.path().filename().string();
+        int member = 0, members = 0;
+        if (name.rfind(prefix, 0) != 0 ||
+            std::sscanf(name.c_str() + prefix.size(), "%dof%d.zst", &member, &members) != 2)
+            continue;
+        parts[member] = {entry.path(), members};
+    }
+    return parts;
+}
+
+std::filesystem::path part_file(const std::filesystem::path& variant_dir, const Material& m, int member, int members) {
+    return packed_directory(variant_dir) / fmt::format("{}.dtw.part{}of{}.zst", m.name(), member, members);
 }
 
 }  // namespace
@@ -41,28 +76,115 @@ void write_packed_table(const std::filesystem::path& variant_dir, const SolvedVa
                       pack_range(values, 0, values.codes.size()));
 }
 
+void write_packed_part(const std::filesystem::path& variant_dir, const SolvedValues& values, std::uint64_t checksum,
+                       int member, int members) {
+    const std::filesystem::path file = part_file(variant_dir, values.material, member, members);
+    maybe_fail(file);
+    write_frames_file(file, packed_label(values.material, TableKind::dtw, checksum),
+                      {values.positions_per_side, values.positions(), values.max_code, values.first,
+                       values.codes.size()},
+                      pack_range(values, values.first, values.codes.size()));
+}
+
 void write_packed_rules(const std::filesystem::path& variant_dir, const RuleValues& values, std::uint64_t checksum) {
     const std::filesystem::path file = packed_file(variant_dir, values.material, TableKind::rul);
     maybe_fail(file);
     write_packed_file(file, packed_label(values.material, TableKind::rul, checksum), {values.codes, values.after_road});
 }
 
+namespace {
+
+// Positions [a, b) of `into` from `read`, the packed form of positions
+// [from, from + n) of its table: the frames that hold them unpacked, and
+// copied.
+void unpack_into(const FramesFile& read, std::uint64_t from, std::uint64_t n, SolvedValues& into, std::uint64_t a,
+                 std::uint64_t b, const std::filesystem::path& file) {
+    constexpr int shift = PackedCodes::frame_shift;
+    const std::span<const std::uint64_t> sizes = read.frames.frame_bytes;
+    if (sizes.size() != packed_frames(n)) throw std::runtime_error(file.string() + ": frames missing");
+    const std::uint64_t f0 = (a - from) >> shift, f1 = ((b - 1 - from) >> shift) + 1;
+    std::uint64_t skip = 0, take = 0;
+    for (std::uint64_t f = 0; f < f1; ++f) (f < f0 ? skip : take) += sizes[f];
+    const std::span<const std::byte> bytes = std::span<const std::byte>(read.frames.bytes).subspan(skip, take);
+    const std::uint64_t first = from + (f0 << shift), end = std::min(from + (f1 << shift), from + n);
+    if (first == into.first && end == into.first + into.codes.size()) {
+        unpack_range(bytes, sizes.subspan(f0, f1 - f0), into, first, end - first, file.string());
+        return;
+    }
+    SolvedValues frames(into.material, into.positions_per_side, first, end - first);
+    unpack_range(bytes, sizes.subspan(f0, f1 - f0), frames, first, end - first, file.string());
+    std::copy(frames.codes.begin() + static_cast<std::ptrdiff_t>(a - first),
+              frames.codes.begin() + static_cast<std::ptrdiff_t>(b - first),
+              into.codes.begin() + static_cast<std::ptrdiff_t>(a - into.first));
+    // a is a multiple of 64, and b too unless it ends the table.
+    std::copy_n(frames.capture.begin() + static_cast<std::ptrdiff_t>((a - first) / 64), (b - a + 63) / 64,
+                into.capture.begin() + static_cast<std::ptrdiff_t>((a - into.first) / 64));
+}
+
+}  // namespace
+
+void read_packed_range(const std::filesystem::path& variant_dir, std::uint64_t checksum, SolvedValues& into) {
+    const Material& m = into.material;
+    const std::uint64_t positions = into.positions(), a = into.first, b = into.first + into.codes.size();
+    const std::string label = packed_label(m, TableKind::dtw, checksum);
+    const auto foreign = [&](const std::filesystem::path& file) {
+        return std::runtime_error(file.string() + ": not the values of " + m.name() + " (a packed file of the build's)");
+    };
+    const auto check = [&](const FramesFile& read, std::size_t words, const std::filesystem::path& file) {
+        if (read.words.size() != words || read.words[0] != into.positions_per_side || read.words[1] != positions ||
+            read.words[2] > 0xffff)
+            throw foreign(file);
+        into.max_code = static_cast<std::uint32_t>(read.words[2]);
+    };
+    if (a >= b) return;
+    const std::filesystem::path whole = packed_file(variant_dir, m, TableKind::dtw);
+    std::error_code error;
+    if (std::filesystem::exists(whole, error)) {
+        const FramesFile read = read_frames_file(whole, label);
+        check(read, 3, whole);
+        unpack_into(read, 0, positions, into, a, b, whole);
+        return;
+    }
+    // A team's parts: every member's, their ranges one after another; those
+    // that hold some of [a, b) unpacked.
+    const auto parts = packed_parts(variant_dir, m);
+    if (parts.empty()) throw std::runtime_error(whole.string() + ": missing (no packed form of " + m.name() + ")");
+    const int members = parts.begin()->second.second;
+    std::uint64_t next = 0;
+    for (int j = 0; j < members && next < b; ++j) {
+        const auto it = parts.find(j);
+        if (it == parts.end() || it->second.second != members)
+            throw std::runtime_error(fmt::format("{}: the packed form of {} lacks member {}'s part of {}",
+                                                 packed_directory(variant_dir).string(), m.name(), j, members));
+        const std::filesystem::path& file = it->second.first;
+        const FramesFile read = read_frames_file(file, label);
+        check(read, 5, file);
+        const std::uint64_t from = read.words[3], n = read.words[4];
+        if (from != next || n > positions - next) throw foreign(file);
+        if (from + n > a && n > 0) unpack_into(read, from, n, into, std::max(a, from), std::min(b, from + n), file);
+        next += n;
+    }
+    if (next < b) throw foreign(parts.begin()->second.first);
+}
+
 SolvedValues read_packed_table(const std::filesystem::path& variant_dir, const Material& m, std::uint64_t per_side,
                                std::uint64_t checksum) {
-    const std::filesystem::path file = packed_file(variant_dir, m, TableKind::dtw);
-    const FramesFile read = read_frames_file(file, packed_label(m, TableKind::dtw, checksum));
     SolvedValues values(m, per_side);
-    if (read.words.size() != 3 || read.words[0] != per_side || read.words[1] != values.codes.size() ||
-        read.words[2] > 0xffff)
-        throw std::runtime_error(file.string() + ": not the values of " + m.name() + " (a packed file of the build's)");
-    unpack_range(read.frames.bytes, read.frames.frame_bytes, values, 0, values.codes.size(), file.string());
-    values.max_code = static_cast<std::uint32_t>(read.words[2]);
+    read_packed_range(variant_dir, checksum, values);
     return values;
+}
+
+bool has_packed(const std::filesystem::path& variant_dir, const Material& m, TableKind kind) {
+    std::error_code error;
+    return std::filesystem::exists(packed_file(variant_dir, m, kind), error) ||
+           (kind == TableKind::dtw && !packed_parts(variant_dir, m).empty());
 }
 
 void remove_packed(const std::filesystem::path& variant_dir, const Material& m, TableKind kind) {
     std::error_code ignored;
     std::filesystem::remove(packed_file(variant_dir, m, kind), ignored);
+    if (kind == TableKind::dtw)
+        for (const auto& [member, part] : packed_parts(variant_dir, m)) std::filesystem::remove(part.first, ignored);
 }
 
 void keep_packed(const std::filesystem::path& variant_dir, const std::set<std::pair<Material, TableKind>>& needed) {
@@ -73,7 +195,9 @@ void keep_packed(const std::filesystem::path& variant_dir, const std::set<std::p
     for (const auto& entry : std::filesystem::directory_iterator(dir, error)) files.push_back(entry.path());
     for (const std::filesystem::path& f : files) {
         bool keep = false;
-        for (const auto& [m, kind] : needed) keep |= f == packed_file(variant_dir, m, kind);
+        const auto [material, kind_name] = packed_of(f);
+        for (const auto& [m, kind] : needed)
+            keep |= material == m.name() && kind_name == (kind == TableKind::rul ? "rul" : "dtw");
         std::error_code ignored;
         if (!keep) std::filesystem::remove(f, ignored);
     }

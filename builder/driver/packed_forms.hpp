@@ -7,7 +7,9 @@
 // every capture position again. One file a table and kind in
 // DIR/VARIANT/.packed/ (packed_file.hpp): M.dtw.zst, a plain table's codes
 // (capture positions' true values) and capture marks as the tables cross
-// between ranks (pack_range()); M.rul.zst, a .rul's rule values. Its label
+// between ranks (pack_range()), or, for a table a team solved, one file a
+// member, M.dtw.partJofK.zst, its range of them; M.rul.zst, a .rul's rule
+// values. Its label
 // holds the table file's checksum, so a packed form is read only for the
 // very table it was written from. A packed form is removed once no job of
 // the build reads it, and at the start of a build when none will.
@@ -41,6 +43,11 @@ std::filesystem::path packed_file(const std::filesystem::path& variant_dir, cons
 // naming the file if it cannot be written (or DTB_TEST_PACKED_FAILS is set).
 void write_packed_table(const std::filesystem::path& variant_dir, const SolvedValues& values, std::uint64_t checksum);
 
+// The packed form of member `member` of a team of `members`: its range
+// `values` of the table (the members' ranges in order make the table).
+void write_packed_part(const std::filesystem::path& variant_dir, const SolvedValues& values, std::uint64_t checksum,
+                       int member, int members);
+
 // The same of rule values, whose .rul file has table checksum `checksum`.
 void write_packed_rules(const std::filesystem::path& variant_dir, const RuleValues& values, std::uint64_t checksum);
 
@@ -48,7 +55,8 @@ void write_packed_rules(const std::filesystem::path& variant_dir, const RuleValu
 std::string packed_label(const Material& m, TableKind kind, std::uint64_t checksum);
 
 // m's plain values (capture marks included) from its packed form, written
-// from its .dtw (of V's variant) in `variant_dir` as it is now. Throws
+// from its .dtw (of V's variant) in `variant_dir` as it is now, whole or as
+// the parts of a team's members (all of them). Throws
 // std::runtime_error naming the file if it is missing, damaged or written
 // from another table, and TableError if the .dtw cannot be opened.
 template <class V>
@@ -59,6 +67,16 @@ SolvedValues read_packed_table(const std::filesystem::path& variant_dir, const M
 }
 SolvedValues read_packed_table(const std::filesystem::path& variant_dir, const Material& m, std::uint64_t per_side,
                                std::uint64_t checksum);
+// The range `into` holds of its table, whose .dtw has table checksum
+// `checksum`, from its packed form (only the frames that hold it unpacked;
+// of a team's parts, only those). Throws as read_packed_table() does.
+void read_packed_range(const std::filesystem::path& variant_dir, std::uint64_t checksum, SolvedValues& into);
+template <class V>
+void read_packed_range(const std::filesystem::path& variant_dir, SolvedValues& into) {
+    const TableFile table = TableFile::open(variant_dir / table_file_name(into.material, TableKind::dtw),
+                                            {std::string_view(V::name), into.material, TableKind::dtw});
+    read_packed_range(variant_dir, table.table_checksum(), into);
+}
 
 // m's rule values (without capture marks: lookups read the codes) from its
 // packed form, written from its .rul (of V's variant) in `variant_dir` as it
@@ -84,8 +102,11 @@ std::shared_ptr<const RuleValues> read_packed_rules(const std::filesystem::path&
     return values;
 }
 
-// Removes m's packed form of `kind`, if there is one (a file that cannot be
-// removed costs only disk space).
+// Whether m has a packed form of `kind` (a plain table's: whole, or a part).
+bool has_packed(const std::filesystem::path& variant_dir, const Material& m, TableKind kind);
+
+// Removes m's packed form of `kind` (a plain table's parts too), if there is
+// one (a file that cannot be removed costs only disk space).
 void remove_packed(const std::filesystem::path& variant_dir, const Material& m, TableKind kind);
 
 // Removes every packed form in `variant_dir` but those `needed` (the

@@ -1,14 +1,17 @@
 #include "builder/driver/scheduler.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 
 namespace dtb {
 
-Scheduler::Scheduler(std::vector<Unit> units, std::vector<int> slots, std::uint64_t team_positions, bool largest_teams)
+Scheduler::Scheduler(std::vector<Unit> units, std::vector<int> slots, std::uint64_t team_positions, bool largest_teams,
+                     Memory memory)
     : units_(std::move(units)),
       dependents_(units_.size()),
       pending_(units_.size()),
+      min_team_(units_.size(), 1),
       max_team_(units_.size()),
       team_size_(units_.size(), 0),
       priority_(units_.size(), 0),
@@ -18,13 +21,23 @@ Scheduler::Scheduler(std::vector<Unit> units, std::vector<int> slots, std::uint6
       in_team_(slots.size(), false),
       on_rank_(slots.size()),
       slots_(std::move(slots)),
+      memory_(std::move(memory)),
+      held_(slots_.size(), 0),
       largest_teams_(largest_teams) {
     const int n = static_cast<int>(units_.size());
     const int ranks = static_cast<int>(slots_.size());
     for (int& s : slots_) s = std::max(1, s);
+    if (!memory_.ranks.empty() && memory_.ranks.size() != slots_.size())
+        throw std::logic_error("the scheduler needs the memory of every rank");
     for (int u = 0; u < n; ++u) {
         const std::uint64_t k = (units_[u].positions + team_positions - 1) / std::max<std::uint64_t>(1, team_positions);
+        // The fewest members whose shares fit the smallest rank (its memory
+        // may be the one a team gets), however small their shares.
+        if (!units_[u].alone)
+            while (min_team_[u] < ranks && member_bytes(u, min_team_[u]) > least_memory())
+                ++min_team_[u];
         max_team_[u] = units_[u].alone ? 1 : static_cast<int>(std::clamp<std::uint64_t>(k, 1, static_cast<std::uint64_t>(ranks)));
+        max_team_[u] = std::max(max_team_[u], min_team_[u]);
         pending_[u] = static_cast<int>(units_[u].waits_for.size());
         for (int w : units_[u].waits_for) {
             if (w >= u) throw std::logic_error("the units are not in dependency order");
@@ -40,6 +53,32 @@ Scheduler::Scheduler(std::vector<Unit> units, std::vector<int> slots, std::uint6
     }
     for (int u = 0; u < n; ++u)
         if (pending_[u] == 0) ready_.push_back(u);
+}
+
+// What a rank holds while it runs `unit` on a team of `ranks`: its working
+// set alone, a member's share in a team.
+std::uint64_t Scheduler::member_bytes(int unit, int ranks) const noexcept {
+    const Unit& u = units_[unit];
+    if (ranks == 1) return u.bytes;
+    return static_cast<std::uint64_t>(u.member_bytes * static_cast<double>(u.positions) / ranks);
+}
+
+std::uint64_t Scheduler::least_memory() const noexcept {
+    if (memory_.ranks.empty()) return std::numeric_limits<std::uint64_t>::max();
+    std::uint64_t least = std::numeric_limits<std::uint64_t>::max();
+    for (std::uint64_t m : memory_.ranks) least = std::min(least, m ? m : std::numeric_limits<std::uint64_t>::max());
+    return least;
+}
+
+bool Scheduler::over_memory(int unit) const noexcept {
+    return member_bytes(unit, max_team_[unit]) > least_memory();
+}
+
+// Whether one-rank unit u may start on rank r beside what runs there.
+bool Scheduler::room_on(int r, int unit) const {
+    const std::uint64_t bytes = held_[r] + units_[unit].bytes;
+    if (memory_.room) return memory_.room(r, bytes);
+    return memory_.ranks.empty() || memory_.ranks[r] == 0 || bytes <= memory_.ranks[r];
 }
 
 // When rank r is expected to run nothing: now if it runs nothing, else when
@@ -80,7 +119,8 @@ std::vector<Scheduler::Assignment> Scheduler::assign(double now) {
         // find nothing to do while it runs).
         const auto positions = static_cast<double>(units_[u].positions);
         const double share = std::max(ranks * positions / std::max(1.0, active), free * positions / std::max(1.0, ready));
-        const int wanted = largest_teams_ ? max_team_[u] : std::clamp(static_cast<int>(share + 0.5), 1, max_team_[u]);
+        const int wanted =
+            largest_teams_ ? max_team_[u] : std::clamp(static_cast<int>(share + 0.5), min_team_[u], max_team_[u]);
         std::vector<int> team;
         if (wanted == 1) {
             // The rank that solved the most of what u reads, then the one with
@@ -90,7 +130,7 @@ std::vector<Scheduler::Assignment> Scheduler::assign(double now) {
                 if (solved_by_[w] >= 0) held[solved_by_[w]] += static_cast<double>(units_[w].positions);
             int best = -1;
             for (int r = 0; r < ranks; ++r) {
-                if (in_team_[r] || running_on_[r] >= slots_[r]) continue;
+                if (in_team_[r] || running_on_[r] >= slots_[r] || (running_on_[r] > 0 && !room_on(r, u))) continue;
                 if (best < 0 || held[r] > held[best] ||
                     (held[r] == held[best] && slots_[r] - running_on_[r] > slots_[best] - running_on_[best]))
                     best = r;
@@ -112,7 +152,7 @@ std::vector<Scheduler::Assignment> Scheduler::assign(double now) {
             for (int r = 0; r < ranks; ++r) free_from[r] = free_at(r, now);
             const double waiting = shadow(free_from, wanted);
             const int now_free = static_cast<int>(team.size());
-            if (largest_teams_ || now_free == 0 ||
+            if (largest_teams_ || now_free < min_team_[u] || now_free == 0 ||
                 now + expected_seconds(u, now_free) > waiting + expected_seconds(u, wanted)) {
                 reserved = wanted;
                 reservation = waiting;
@@ -132,6 +172,7 @@ std::vector<Scheduler::Assignment> Scheduler::assign(double now) {
         team_size_[u] = size;
         if (size == 1) {
             ++running_on_[team[0]];
+            held_[team[0]] += units_[u].bytes;
         } else {
             for (int r : team) in_team_[r] = true;
         }
@@ -154,6 +195,7 @@ void Scheduler::released(int unit, int rank) {
     std::erase(on_rank_[rank], unit);
     if (team_size_[unit] == 1) {
         --running_on_[rank];
+        held_[rank] -= units_[unit].bytes;
         solved_by_[unit] = rank;
     } else {
         in_team_[rank] = false;

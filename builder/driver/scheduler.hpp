@@ -1,14 +1,17 @@
-// Who builds what in a distributed build (docs/design.md,
-// "Distributed build"): a policy with no MPI in it, driven by the MPI
-// coordinator with real events and by the scaling projection with simulated
-// ones.
+// Which jobs of a build run when, and where (docs/design.md, "One graph of
+// jobs" and "Distributed build"): a policy with no MPI in it, driven by the
+// one-process build (one rank), by the MPI coordinator with real events and
+// by the scaling projection with simulated ones.
 //
 // A unit (a material's plain tables, or its .rul) gets a share of the ranks
 // in proportion to its share of the work (positions) ready or running, at
 // least one rank and at most one for every team_positions of its positions
 // (one for a unit that must be alone): when many units are ready each goes
-// to one rank, and a big one that is alone gets many. Rank r runs up to
-// slots[r] one-rank units at once, a one-rank unit going where most of the
+// to one rank, and a big one that is alone gets many. Memory sets the
+// fewest: a unit whose working set does not fit the smallest rank's memory
+// gets at least the ranks whose shares fit it (Memory below). Rank r runs up
+// to slots[r] one-rank units at once while their working sets fit its
+// memory (one in any case when nothing runs on it), a one-rank unit going where most of the
 // tables it reads were solved (a rank keeps those in memory, and reading
 // them back from their files costs a solve of their capture positions, or
 // a probe a position for rule values), else where most slots are free; a team takes ranks with
@@ -27,6 +30,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace dtb {
@@ -40,6 +44,20 @@ public:
         // where most of them (by positions) were solved.
         std::vector<int> reads;
         bool alone = false;  // one rank, however big (a rule table: its solver has no team)
+        // Bytes a rank holds while it runs the unit alone (its working set),
+        // and a team member's bytes a position of its share: a team of k
+        // needs member_bytes * positions / k a member. 0: not counted.
+        std::uint64_t bytes = 0;
+        double member_bytes = 0;
+    };
+    // What the ranks' memory allows.
+    struct Memory {
+        std::vector<std::uint64_t> ranks;  // per rank: bytes for working sets (empty: no bound)
+        // Whether rank r can hold `bytes` of working sets in all (those of
+        // the units running on it and of the one to start), asked before a
+        // unit starts beside others: the one process gives up room of its
+        // kept tables for it. Empty: whether they fit ranks[r].
+        std::function<bool(int rank, std::uint64_t bytes)> room;
     };
     struct Assignment {
         int unit;
@@ -50,10 +68,17 @@ public:
     // else is ready (a test hook, DTB_TEST_LARGEST_TEAMS: to measure what
     // teams cost over a whole build).
     Scheduler(std::vector<Unit> units, std::vector<int> slots, std::uint64_t team_positions,
-              bool largest_teams = false);
+              bool largest_teams = false, Memory memory = {});
 
-    // The most ranks a unit may have, and the ranks it was given (once assigned).
+    // The fewest and the most ranks a unit may have, and the ranks it was
+    // given (once assigned); whether even its largest team's members
+    // need more than the smallest rank's memory.
+    int min_team_size(int unit) const noexcept { return min_team_[unit]; }
     int max_team_size(int unit) const noexcept { return max_team_[unit]; }
+    bool over_memory(int unit) const noexcept;
+    // What a rank holds while it runs `unit` on a team of `ranks`: its
+    // working set alone, a member's share (Unit::member_bytes) in a team.
+    std::uint64_t member_bytes(int unit, int ranks) const noexcept;
     int team_size(int unit) const noexcept { return team_size_[unit]; }
 
     // The units to start now, given the ranks' state. `now`: seconds on the
@@ -91,10 +116,13 @@ private:
     double free_at(int r, double now) const;
     static double shadow(std::vector<double> free, int n);
     double expected_seconds(int unit, int ranks) const;
+    bool room_on(int rank, int unit) const;
+    std::uint64_t least_memory() const noexcept;
 
     std::vector<Unit> units_;
     std::vector<std::vector<int>> dependents_;
     std::vector<int> pending_;  // unfinished units each one waits for
+    std::vector<int> min_team_;
     std::vector<int> max_team_;
     std::vector<int> team_size_;
     std::vector<double> priority_;
@@ -105,6 +133,8 @@ private:
     std::vector<bool> in_team_;    // per rank: working in a team
     std::vector<std::vector<int>> on_rank_;  // per rank: the unfinished units it works on
     std::vector<int> slots_;
+    Memory memory_;
+    std::vector<std::uint64_t> held_;  // per rank: working sets of its one-rank units running
     bool largest_teams_;
     int finished_ = 0;
     int running_ = 0;

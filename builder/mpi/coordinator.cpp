@@ -1,5 +1,6 @@
 #include "builder/mpi/coordinator.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <map>
@@ -9,6 +10,7 @@
 
 #include <fmt/core.h>
 
+#include "builder/driver/material_job.hpp"
 #include "builder/driver/packed_forms.hpp"
 #include "builder/driver/rule_job.hpp"
 #include "builder/driver/scheduler.hpp"
@@ -41,7 +43,8 @@ Coordinator::Coordinator(const BuildOptions& o, const Session& session, std::uni
     report_.rules = planned_rule_report(o_, *plan_, [&](const std::string& line) { progress_->note(line); });
 }
 
-void Coordinator::run(const std::vector<int>& slots) {
+void Coordinator::run(const std::vector<int>& slots, const std::vector<std::uint64_t>& memory,
+                      const WorkingBytes& working_bytes) {
     try {
         // A unit a job of the plan: its plain tables or its .rul (one rank).
         const std::vector<BuildJob>& jobs = plan_->jobs();
@@ -54,13 +57,37 @@ void Coordinator::run(const std::vector<int>& slots) {
         const auto kind_of = [](const BuildJob& job) {
             return job.kind == BuildJob::Kind::rule ? TableKind::rul : TableKind::dtw;
         };
+        const std::uint64_t least = *std::min_element(memory.begin(), memory.end());
         for (const BuildJob& job : jobs) {
-            units.push_back({job.positions, job.waits_for, job.reads, job.kind == BuildJob::Kind::rule});
+            const bool rule = job.kind == BuildJob::Kind::rule;
+            units.push_back({job.positions, job.waits_for, job.reads, rule, working_bytes(job, least),
+                             rule ? 0.0 : team_member_bytes});
             for (const Material& s : plan_->at(job.material).successors) ++reads_left[{s, kind_of(job)}];
         }
         // DTB_TEST_LARGEST_TEAMS: every material on its largest team, to measure what teams cost.
         const bool largest_teams = std::getenv("DTB_TEST_LARGEST_TEAMS") != nullptr;
-        Scheduler scheduler(std::move(units), slots, o_.team_positions, largest_teams);
+        Scheduler scheduler(std::move(units), slots, o_.team_positions, largest_teams, Scheduler::Memory{memory, {}});
+        // Jobs whose working set exceeds the smallest rank's memory even on
+        // their largest team: said once, with the largest of them.
+        int over = 0, largest = -1;
+        const auto need = [&](int u) { return scheduler.member_bytes(u, scheduler.max_team_size(u)); };
+        for (int u = 0; u < static_cast<int>(jobs.size()); ++u)
+            if (scheduler.over_memory(u)) {
+                ++over;
+                if (largest < 0 || need(u) > need(largest)) largest = u;
+            }
+        if (over > 0) {
+            const int k = scheduler.max_team_size(largest);
+            const std::string need_text = fmt::format("{:.3f} GiB a rank {}", static_cast<double>(need(largest)) / (1 << 30),
+                                                      k == 1 ? "alone" : fmt::format("on a team of {}", k));
+            progress_->note(fmt::format(
+                "{}, more than the smallest rank's {:.3f} GiB (--memory): {} over the budget; give the ranks more "
+                "memory{}",
+                over == 1 ? fmt::format("{} needs {}", jobs[largest].name(), need_text)
+                          : fmt::format("{} jobs need more, {} the most: {}", over, jobs[largest].name(), need_text),
+                static_cast<double>(least) / (1 << 30), over == 1 ? "it runs" : "they run",
+                k == 1 ? "" : ", or more ranks"));
+        }
         // The scheduler's clock: what finished materials took tells it
         // how long running ones will, to fill the ranks a team waits for.
         const Clock::time_point began = Clock::now();
@@ -92,7 +119,7 @@ void Coordinator::run(const std::vector<int>& slots) {
                 out.unit = a.unit;
                 out.material = job.material;
                 out.rules = job.kind == BuildJob::Kind::rule;
-                out.pack = a.team.size() == 1 && reads_left[{job.material, kind_of(job)}] > 0;
+                out.pack = reads_left[{job.material, kind_of(job)}] > 0;
                 out.team = a.team;
                 out.team_id = ++team_id % 32000 + 1;
                 for (const Material& s : plan_->at(job.material).successors) {

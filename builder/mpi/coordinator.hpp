@@ -7,7 +7,9 @@
 // messages of messages.hpp.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -24,10 +26,16 @@ public:
     // already built, rule tables refused) and opens the progress display.
     Coordinator(const BuildOptions& o, const Session& session, std::unique_ptr<BuildPlan> plan, int threads);
 
-    // Hands out the jobs to ranks of `slots` one-rank jobs each (by rank)
-    // until every job is done, then tells every rank that nothing is left.
+    // The bytes a job holds while one rank of `budget` bytes runs it alone
+    // (its working set, the variant's to work out).
+    using WorkingBytes = std::function<std::uint64_t(const BuildJob& job, std::uint64_t budget)>;
+
+    // Hands out the jobs to ranks of `slots` one-rank jobs each and `memory`
+    // bytes each (by rank) until every job is done, then tells every rank
+    // that nothing is left: a job goes to one rank where its working set
+    // fits, to a team whose members' shares fit where it does not.
     // Ends the job (fail()) if anything goes wrong.
-    void run(const std::vector<int>& slots);
+    void run(const std::vector<int>& slots, const std::vector<std::uint64_t>& memory, const WorkingBytes& working_bytes);
 
     // After run(): what was built (the ranks' reports are the caller's to add).
     BuildReport finish();

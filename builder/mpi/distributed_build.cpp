@@ -16,6 +16,7 @@
 #include <sched.h>
 
 #include "builder/driver/build_plan.hpp"
+#include "builder/driver/material_job.hpp"
 #include "builder/driver/rule_job.hpp"
 #include "builder/mpi/coordinator.hpp"
 #include "builder/mpi/heartbeats.hpp"
@@ -42,6 +43,9 @@ public:
         Worker<V> worker(o_, session_, threads);
         std::vector<int> slots(session_.size);
         MPI_Gather(&threads, 1, MPI_INT, slots.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+        const std::uint64_t budget = Worker<V>::memory_budget(o_, session_);
+        std::vector<std::uint64_t> memory(session_.size);
+        MPI_Gather(&budget, 1, MPI_UINT64_T, memory.data(), 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
         // Rank 0 and each other rank watch each other (heartbeats.hpp) until
         // every rank's counts are in. Rank 0 leaves the launcher twice the
         // timeout, a minute at least, to end the job when a rank is lost; a
@@ -68,7 +72,13 @@ public:
             } catch (const std::exception& e) {
                 fail(e.what());
             }
-            coordinating = std::thread([&] { coordinator->run(slots); });
+            coordinating = std::thread([&] {
+                coordinator->run(slots, memory, [&](const BuildJob& job, std::uint64_t least) {
+                    return job.kind == BuildJob::Kind::rule
+                               ? rule_working_bytes<V>(job.material, job.positions)
+                               : plain_working_set<V>(job.material, solver_threads(), least, o_.solver).bytes;
+                });
+            });
         }
         worker.work();
         if (coordinating.joinable()) coordinating.join();

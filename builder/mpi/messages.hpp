@@ -32,7 +32,7 @@ struct Assignment {
     Material material;
     bool rules = false;  // its .rul (a rule job, alone), else its plain tables
     // Write the packed form of its values for the jobs that read them
-    // (builder/driver/packed_forms.hpp; a job solved alone).
+    // (builder/driver/packed_forms.hpp; a team's members each their range).
     bool pack = false;
     std::vector<int> team;  // its ranks, the first writing the tables
     int team_id = 0;        // tells the teams being formed apart

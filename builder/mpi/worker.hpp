@@ -105,6 +105,13 @@ public:
         return counts_;
     }
 
+    // A rank's memory: --memory, or three quarters of the node's shared by
+    // the ranks on it. It holds the working sets of the jobs in work and the
+    // tables kept (with --rules, a quarter of it the rule values).
+    static std::uint64_t memory_budget(const BuildOptions& o, const Session& s) {
+        return o.memory_bytes ? o.memory_bytes : physical_memory() / 4 * 3 / static_cast<unsigned>(s.ranks_on_node);
+    }
+
     // Takes jobs from the coordinator until it says nothing is left. The
     // calling thread only passes messages (assignments, done messages,
     // tables asked of this rank); the jobs, alone (several at once) or in a
@@ -149,7 +156,7 @@ public:
                     try {
                         report_done({a.unit, a.rules              ? std::optional(solve_rules(a.material, a.pack))
                                              : a.team.size() == 1 ? std::optional(solve_alone(a.material, a.holders, a.pack))
-                                                                  : solve_with(a.material, a.team, a.team_id, a.holders)});
+                                                                  : solve_with(a.material, a.team, a.team_id, a.holders, a.pack)});
                     } catch (const std::exception& e) {
                         fail(a.material.name() + ": " + e.what());
                     }
@@ -209,12 +216,7 @@ private:
     std::shared_ptr<const SolvedValues> whole_table(const Material& s, const Holders& holders) {
         std::shared_ptr<const SolvedValues> values = cache_.find_whole(s);
         if (values || !cache_.room_for(SolvedValues::bytes_for(table_positions<N>(s)))) return values;
-        if ((values = fetch(s, holders))) return values;
-        if (auto packed = read_packed(s, TableKind::dtw, [&] { return read_packed_table<V>(variant_dir_, s); })) {
-            values = std::make_shared<const SolvedValues>(std::move(*packed));
-            cache_.keep(values);
-            return values;
-        }
+        if ((values = fetch(s, holders)) || (values = read_packed_whole(s))) return values;
         // Its capture positions answered from the tables it leads to that are here, or from their files.
         const TableFile file = open_dtw_table<V>(variant_dir_, s);
         const Prober<V> prober(o_.dir);
@@ -224,6 +226,15 @@ private:
                 file, Successors<V>(cache_.find_all(successors(s)), &prober), 0, file.header().block_count()));
         });
         count_read_back(read);
+        cache_.keep(values);
+        return values;
+    }
+
+    // Table s whole from its packed form (kept here), or null if it has none.
+    std::shared_ptr<const SolvedValues> read_packed_whole(const Material& s) {
+        auto packed = read_packed(s, TableKind::dtw, [&] { return read_packed_table<V>(variant_dir_, s); });
+        if (!packed) return nullptr;
+        auto values = std::make_shared<const SolvedValues>(std::move(*packed));
         cache_.keep(values);
         return values;
     }
@@ -239,9 +250,17 @@ private:
     // With `pack`, its packed form is written for the jobs that read it.
     ManifestEntry solve_alone(const Material& m, const Holders& holders, bool pack) {
         maybe_kill_rank(session_.rank, m.name());
-        const SuccessorTables<V> tables(successors(m), o_.dir,
-                                        [&](const Material& s) { return whole_table(s, holders); });
-        auto values = std::make_shared<const SolvedValues>(solve_material<V>(m, tables.get()));
+        // As many big pairs at once as the solver's threads (the arena's workers
+        // and the thread that passes messages), fewer where the budget requires.
+        const WorkingSet w = plain_working_set<V>(m, solver_threads(), memory_budget(o_, session_), o_.solver);
+        std::shared_ptr<const SolvedValues> values;
+        {
+            const ValuesCache::Held working(cache_, w.bytes);
+            const SuccessorTables<V> tables(successors(m), o_.dir,
+                                            [&](const Material& s) { return whole_table(s, holders); });
+            values = std::make_shared<const SolvedValues>(
+                solve_material<V>(m, tables.get(), {}, w.pairs_at_once, o_.solver));
+        }
         const ManifestEntry entry = write_solved(o_, N, variant_dir_, *values);
         maybe_kill_after_write(m);
         if (pack) write_packed([&] { write_packed_table(variant_dir_, *values, entry.dtw_checksum); });
@@ -272,7 +291,10 @@ private:
                 ++rules_through_files_;
             }
         }
-        SolvedRules solved = solve_rule_job<V>(o_, variant_dir_, p, held);
+        SolvedRules solved = [&] {
+            const ValuesCache::Held working(cache_, rule_working_bytes<V>(m, p.positions));
+            return solve_rule_job<V>(o_, variant_dir_, p, held);
+        }();
         if (pack) write_packed([&] { write_packed_rules(variant_dir_, *solved.values, solved.entry.checksum); });
         rules_.keep(std::move(solved.values));
         ManifestEntry entry;
@@ -285,8 +307,7 @@ private:
     // there is none or it fails (then read the slow way: it answers the same).
     template <class Read>
     auto read_packed(const Material& s, TableKind kind, Read&& read) -> std::optional<decltype(read())> {
-        std::error_code error;
-        if (!std::filesystem::exists(packed_file(variant_dir_, s, kind), error)) return std::nullopt;
+        if (!has_packed(variant_dir_, s, kind)) return std::nullopt;
         try {
             auto values = read();
             ++packed_read_;
@@ -312,7 +333,7 @@ private:
     // This rank's part of material m, solved with the ranks of `team`; the
     // first of them writes the tables and gets the manifest entry.
     std::optional<ManifestEntry> solve_with(const Material& m, const std::vector<int>& team, int team_id,
-                                            const Holders& holders) {
+                                            const Holders& holders, bool pack) {
         MPI_Group everyone, members;
         MPI_Comm_group(session_.teams, &everyone);
         MPI_Group_incl(everyone, static_cast<int>(team.size()), team.data(), &members);
@@ -325,20 +346,31 @@ private:
         hooks.level_started = [&](int level, int) {
             if (level == 0) maybe_kill_rank(session_.rank, m.name());
         };
+        const ValuesCache::Held working(
+            cache_, static_cast<std::uint64_t>(team_member_bytes * static_cast<double>(table_positions<N>(m)) /
+                                               static_cast<double>(team.size())));
         TableSources sources;
-        sources.whole = [&](const Material& s) { return fetch(s, holders); };
-        sources.range = [&](SolvedValues& into) { return fill(into, holders); };
+        sources.whole = [&](const Material& s) {
+            if (auto values = fetch(s, holders)) return values;
+            return read_packed_whole(s);
+        };
+        sources.range = [&](SolvedValues& into) {
+            return fill(into, holders) || read_packed(into.material, TableKind::dtw, [&] {
+                                              read_packed_range<V>(variant_dir_, into);
+                                              return true;
+                                          }).has_value();
+        };
         sources.read_back = [&](const ReadBacks& read) { count_read_back(read); };
+        if (pack)
+            sources.written = [&](const SolvedValues& home, std::uint64_t checksum) {
+                write_packed([&] {
+                    write_packed_part(variant_dir_, home, checksum, mpi_team.rank(), mpi_team.size());
+                });
+            };
         std::optional<ManifestEntry> entry = solve_in_team<V>(mpi_team, o_, variant_dir_, m, &cache_, sources, hooks);
         if (entry) maybe_kill_after_write(m);
         MPI_Comm_free(&comm);
         return entry;
-    }
-
-    // Memory for tables kept by a rank: --memory per rank, or three quarters
-    // of the node's shared by the ranks on it.
-    static std::uint64_t memory_budget(const BuildOptions& o, const Session& s) {
-        return o.memory_bytes ? o.memory_bytes : physical_memory() / 4 * 3 / static_cast<unsigned>(s.ranks_on_node);
     }
 
     const BuildOptions& o_;

@@ -66,7 +66,7 @@ void write_frames_file(const std::filesystem::path& file, const std::string& lab
         put_word(header, checksum(std::span(frames.bytes).subspan(offsets[f], frames.frame_bytes[f])));
     }
     std::filesystem::create_directories(file.parent_path());
-    ReplacedFile out(file);
+    ReplacedFile out(file, false);  // a scratch file: its checksums tell one the machine lost
     out.write(header);
     out.write(frames.bytes);
     out.commit();

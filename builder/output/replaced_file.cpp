@@ -7,12 +7,13 @@
 #include <system_error>
 #include <utility>
 
+#include <fcntl.h>
 #include <unistd.h>
 
 namespace dtb {
 
-ReplacedFile::ReplacedFile(std::filesystem::path file)
-    : final_(std::move(file)), temporary_(final_.string() + ".tmp") {
+ReplacedFile::ReplacedFile(std::filesystem::path file, bool durable)
+    : final_(std::move(file)), temporary_(temporary_of(final_)), durable_(durable) {
     file_ = std::fopen(temporary_.c_str(), "wb");
     if (!file_)
         throw std::runtime_error("cannot create " + temporary_.string() + ": " + std::strerror(errno) +
@@ -34,8 +35,12 @@ void ReplacedFile::seek(std::uint64_t offset) {
     if (std::fseek(file_, static_cast<long>(offset), SEEK_SET) != 0) fail("cannot seek in");
 }
 
+void ReplacedFile::flush() {
+    if (std::fflush(file_) != 0) fail("cannot write");
+}
+
 void ReplacedFile::commit() {
-    if (std::fflush(file_) != 0 || fsync(fileno(file_)) != 0) fail("cannot flush");
+    if (std::fflush(file_) != 0 || (durable_ && fsync(fileno(file_)) != 0)) fail("cannot flush");
     if (std::fclose(std::exchange(file_, nullptr)) != 0) {
         const std::string reason = std::strerror(errno);
         std::error_code ignored;
@@ -51,6 +56,34 @@ void ReplacedFile::commit() {
 
 void ReplacedFile::fail(const char* what) const {
     throw std::runtime_error(std::string(what) + " " + temporary_.string() + ": " + std::strerror(errno));
+}
+
+void write_into(const std::filesystem::path& temporary, std::span<const FilePiece> pieces) {
+    const auto fail = [&](const char* what) {
+        throw std::runtime_error(std::string(what) + " " + temporary.string() + ": " + std::strerror(errno));
+    };
+    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) fail("cannot open");
+    for (const FilePiece& piece : pieces)
+        for (std::size_t done = 0; done < piece.bytes.size();) {
+            const ssize_t n = ::pwrite(fd, piece.bytes.data() + done, piece.bytes.size() - done,
+                                       static_cast<off_t>(piece.offset + done));
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) {
+                const int saved = errno;
+                ::close(fd);
+                errno = saved;
+                fail("cannot write");
+            }
+            done += static_cast<std::size_t>(n);
+        }
+    if (::fsync(fd) != 0) {
+        const int saved = errno;
+        ::close(fd);
+        errno = saved;
+        fail("cannot flush");
+    }
+    if (::close(fd) != 0) fail("cannot close");
 }
 
 void replace_file(const std::filesystem::path& file, std::string_view text) {

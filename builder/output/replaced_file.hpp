@@ -15,7 +15,10 @@ namespace dtb {
 
 class ReplacedFile {
 public:
-    explicit ReplacedFile(std::filesystem::path file);  // creates FILE.tmp
+    // Creates FILE.tmp. `durable`: commit() flushes it to disk before the
+    // rename, so that it survives the machine going down (the tables and the
+    // manifest); a scratch file whose checksums tell a damaged one skips that.
+    explicit ReplacedFile(std::filesystem::path file, bool durable = true);
     ReplacedFile(const ReplacedFile&) = delete;
     ReplacedFile& operator=(const ReplacedFile&) = delete;
     ~ReplacedFile();  // not committed: the temporary file is removed
@@ -23,8 +26,14 @@ public:
     void write(std::span<const std::byte> bytes);
     void write(std::string_view text) { write(std::as_bytes(std::span(text.data(), text.size()))); }
     void seek(std::uint64_t offset);
-    // Flushes to disk, closes and renames into place.
+    // What was written so far handed to the system, where another process
+    // writing into the temporary file (write_into()) sees it.
+    void flush();
+    // Flushes to disk (if durable), closes and renames into place.
     void commit();
+
+    // The temporary name of `file`, while a ReplacedFile writes it.
+    static std::filesystem::path temporary_of(const std::filesystem::path& file) { return file.string() + ".tmp"; }
 
 private:
     [[noreturn]] void fail(const char* what) const;
@@ -32,7 +41,19 @@ private:
     std::filesystem::path final_;
     std::filesystem::path temporary_;
     std::FILE* file_ = nullptr;
+    bool durable_ = true;
 };
+
+// Writes `pieces` (an offset and its bytes each) into `temporary`, the
+// temporary file a ReplacedFile of another process or thread created and
+// will commit, and flushes them to disk: a team's members write their own
+// blocks of its table files this way. Throws std::runtime_error naming the
+// file and the reason.
+struct FilePiece {
+    std::uint64_t offset;
+    std::span<const std::byte> bytes;
+};
+void write_into(const std::filesystem::path& temporary, std::span<const FilePiece> pieces);
 
 // Replaces `file` with `text`, whole or not at all.
 void replace_file(const std::filesystem::path& file, std::string_view text);

@@ -60,6 +60,28 @@ public:
         return make_room(bytes);
     }
 
+    // The working set of a job running on this rank, counted against the
+    // budget while it runs (Held's life): unused entries give up room for
+    // it where they can; it runs in any case.
+    class Held {
+    public:
+        Held(ValuesCache& cache, std::uint64_t bytes) : cache_(cache), bytes_(bytes) {
+            const std::lock_guard lock(cache_.mutex_);
+            cache_.make_room(bytes_);
+            cache_.bytes_ += bytes_;
+        }
+        Held(const Held&) = delete;
+        Held& operator=(const Held&) = delete;
+        ~Held() {
+            const std::lock_guard lock(cache_.mutex_);
+            cache_.bytes_ -= bytes_;
+        }
+
+    private:
+        ValuesCache& cache_;
+        std::uint64_t bytes_;
+    };
+
     // m's values if they are here whole.
     std::shared_ptr<const SolvedValues> find_whole(const Material& m) {
         auto values = find(m);

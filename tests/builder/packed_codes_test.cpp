@@ -127,6 +127,60 @@ TEST(PackedForms, ATableReadsBackWhatWasWritten) {
 
 // Byte arrays (a .rul's rule values) read back as written; keep_packed()
 // leaves only the packed forms asked for, and the folder once it is empty.
+// A table a team solved: each member writes its range as a part, and the
+// parts read together make the table; a part missing, of another table, or
+// of a team of another size is refused; removing the packed form removes
+// the parts, and keep_packed keeps them as the table's.
+TEST(PackedForms, ATeamsPartsMakeTheTable) {
+    SolvedValues values = some_values();
+    for (std::uint64_t g = 0; g < values.codes.size(); g += 5) values.capture[g / 64] |= std::uint64_t{1} << (g % 64);
+    const test::TemporaryDirectory dir("packed-parts");
+    const Material m = values.material;
+    const std::uint64_t n = values.codes.size(), cut1 = 64 * 9000, cut2 = 64 * 40000;
+    ASSERT_LT(cut2, n);
+    const auto range = [&](std::uint64_t first, std::uint64_t end) {
+        SolvedValues r(m, values.positions_per_side, first, end - first);
+        std::copy_n(values.codes.begin() + static_cast<std::ptrdiff_t>(first), end - first, r.codes.begin());
+        std::copy_n(values.capture.begin() + static_cast<std::ptrdiff_t>(first / 64), (end - first + 63) / 64,
+                    r.capture.begin());
+        r.max_code = values.max_code;
+        return r;
+    };
+    write_packed_part(dir.path(), range(0, cut1), 0x77, 0, 3);
+    write_packed_part(dir.path(), range(cut1, cut2), 0x77, 1, 3);
+    EXPECT_TRUE(has_packed(dir.path(), m, TableKind::dtw));
+    EXPECT_THROW(read_packed_table(dir.path(), m, values.positions_per_side, 0x77), std::runtime_error)
+        << "member 2's part is missing";
+    write_packed_part(dir.path(), range(cut2, n), 0x77, 2, 3);
+    const SolvedValues back = read_packed_table(dir.path(), m, values.positions_per_side, 0x77);
+    EXPECT_EQ(back.codes, values.codes);
+    EXPECT_EQ(back.capture, values.capture);
+    EXPECT_EQ(back.max_code, values.max_code);
+    EXPECT_THROW(read_packed_table(dir.path(), m, values.positions_per_side, 0x78), std::runtime_error);
+    // A range across all three parts, starting and ending inside frames,
+    // and then the same range from a whole packed form.
+    const auto expect_range = [&](std::uint64_t first, std::uint64_t count) {
+        SolvedValues into(m, values.positions_per_side, first, count);
+        read_packed_range(dir.path(), 0x77, into);
+        const SolvedValues want = range(first, first + count);
+        EXPECT_EQ(into.codes, want.codes);
+        EXPECT_EQ(into.capture, want.capture);
+    };
+    expect_range(64 * 5000, cut2 - 64 * 5000 + 64 * 3);
+    expect_range(cut2, n - cut2);
+    keep_packed(dir.path(), {{m, TableKind::dtw}});
+    EXPECT_NO_THROW(read_packed_table(dir.path(), m, values.positions_per_side, 0x77));
+    remove_packed(dir.path(), m, TableKind::dtw);
+    EXPECT_FALSE(has_packed(dir.path(), m, TableKind::dtw));
+    // Parts of teams of two sizes (a build killed and solved again by another team).
+    write_packed_table(dir.path(), values, 0x77);
+    expect_range(64 * 5000, cut2 - 64 * 5000 + 64 * 3);
+    remove_packed(dir.path(), m, TableKind::dtw);
+    write_packed_part(dir.path(), range(0, cut1), 0x77, 0, 2);
+    write_packed_part(dir.path(), range(cut1, n), 0x77, 1, 3);
+    EXPECT_THROW(read_packed_table(dir.path(), m, values.positions_per_side, 0x77), std::runtime_error);
+}
+
 TEST(PackedForms, ByteArraysAndWhatIsKept) {
     const test::TemporaryDirectory dir("packed-forms");
     std::vector<std::uint8_t> codes((std::size_t{1} << 21) + 5), road(300);

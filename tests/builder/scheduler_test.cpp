@@ -317,6 +317,70 @@ TEST(Scheduler, Stuck) {
     EXPECT_TRUE(s.all_finished());
 }
 
+// Memory sets the fewest ranks: a unit of 1000 positions whose working
+// set (5000 bytes) does not fit ranks of 2000 bytes, a team member needing
+// 4 bytes a position of its share, needs 2 ranks (4 x 1000 / 2 = 2000),
+// however large team_positions. One needing 9 bytes a position would need
+// 4.5 ranks: it gets all 4 and is over the memory.
+TEST(Scheduler, MemorySetsTheFewestRanks) {
+    const Scheduler::Memory memory{{2000, 2000, 2000, 2000}, {}};
+    Scheduler s({{1000, {}, {}, false, 5000, 4.0}}, {1, 1, 1, 1}, 1000000, false, memory);
+    EXPECT_EQ(s.min_team_size(0), 2);
+    EXPECT_EQ(s.max_team_size(0), 2);
+    EXPECT_FALSE(s.over_memory(0));
+    const auto a = s.assign();
+    ASSERT_EQ(a.size(), 1u);
+    EXPECT_EQ(a[0].team.size(), 2u);
+    const Scheduler t({{1000, {}, {}, false, 5000, 9.0}, {1000, {}, {}, true, 5000}}, {1, 1, 1, 1}, 1000000, false,
+                      memory);
+    EXPECT_EQ(t.min_team_size(0), 4);
+    EXPECT_TRUE(t.over_memory(0));
+    EXPECT_EQ(t.min_team_size(1), 1) << "a unit that must be alone stays alone";
+    EXPECT_TRUE(t.over_memory(1));
+}
+
+// One-rank units side by side only while their working sets fit the rank's
+// memory: on one rank of 4 slots and 100 bytes, units of 60 bytes run one at
+// a time; the first starts on the idle rank whatever its size.
+TEST(Scheduler, OneRankUnitsWithinMemory) {
+    Scheduler s({{10, {}, {}, false, 60}, {10, {}, {}, false, 60}, {10, {}, {}, false, 30}, {10, {}, {}, false, 500}},
+                {4}, 100, false, Scheduler::Memory{{100}, {}});
+    auto a = s.assign();
+    ASSERT_EQ(a.size(), 1u) << "the second waits for room, and nothing of lower priority passes it";
+    s.released(a[0].unit, 0);
+    s.finished(a[0].unit);
+    a = s.assign();
+    ASSERT_EQ(a.size(), 2u) << "60 and 30 bytes fit";
+    for (const auto& x : a) {
+        s.released(x.unit, 0);
+        s.finished(x.unit);
+    }
+    a = s.assign();
+    ASSERT_EQ(a.size(), 1u) << "the unit over the memory on the idle rank";
+    EXPECT_EQ(a[0].unit, 3);
+}
+
+// The caller's own count of room (the one process gives up kept tables
+// for it): asked with the working sets of the units on the rank and the
+// one to start, only when another runs there.
+TEST(Scheduler, CallersRoom) {
+    std::vector<std::uint64_t> asked;
+    bool room = false;
+    Scheduler s({{10, {}, {}, false, 7}, {10, {}, {}, false, 5}}, {8}, 100, false,
+                Scheduler::Memory{{}, [&](int rank, std::uint64_t bytes) {
+                                      EXPECT_EQ(rank, 0);
+                                      asked.push_back(bytes);
+                                      return room;
+                                  }});
+    auto a = s.assign();
+    ASSERT_EQ(a.size(), 1u);
+    EXPECT_EQ(asked, std::vector<std::uint64_t>{12});
+    room = true;
+    a = s.assign();
+    ASSERT_EQ(a.size(), 1u);
+    EXPECT_EQ(asked.back(), 12u);
+}
+
 TEST(Scheduler, RefusesUnitsOutOfOrder) {
     EXPECT_THROW(Scheduler({{1, {1}, {1}}, {1, {}, {}}}, {1}, 100), std::logic_error);
 }

@@ -59,6 +59,26 @@ set(dir ${work}/little-memory)
 mpi_run(3 0 build --variant brazilian --pieces 4 --dir ${dir} --team-positions 30000 --memory 0.001)
 same_tables(brazilian ${work}/ref1 ${dir})
 
+# Memory forces a team: Brazilian KKKvKK (4,027,520 positions, one pair)
+# needs about 37 MB alone (2.125 bytes a position for its values, 7.125 for
+# its pair in work), more than ranks of 0.02 GiB (21.5 MB) hold, and 14.3 MB
+# a member on a team of 2 (7.125 bytes a position of a share): solved by 2
+# ranks, though --team-positions (2^28 by default) would give it one; the
+# same tables. With 0.005 GiB (5.4 MB) not even 2 ranks hold it: said once.
+set(dir ${work}/memory-team)
+mpi_run(2 0 build --variant brazilian --material KKKvKK --dir ${dir} --memory 0.02)
+if(NOT out MATCHES "\nKKKvKK [^\n]* on 2 ranks")
+  message(FATAL_ERROR "KKKvKK was not solved by a team of 2 ranks for want of memory: ${out}")
+endif()
+if(out MATCHES "over the budget")
+  message(FATAL_ERROR "KKKvKK fits a team of 2, yet was said not to: ${out}")
+endif()
+same_tables(brazilian ${work}/ref7 ${dir})
+mpi_run(2 0 build --variant brazilian --material KKKvKK --dir ${work}/memory-short --memory 0.005)
+expect_in("${out}" "KKKvKK needs 0.013 GiB a rank on a team of 2, more than the smallest rank's 0.005 GiB")
+expect_in("${out}" "it runs over the budget")
+same_tables(brazilian ${work}/ref7 ${work}/memory-short)
+
 # Tables asked of the ranks that keep them in parts of 4,096 positions
 # (2^26 in a real build): many parts, packed, asked two ahead, a part asked
 # again sent from those its holder kept packed; the same tables still.
@@ -131,6 +151,30 @@ if(NOT out MATCHES "\nKKMvK.rul +[0-9,]+ positions")
   message(FATAL_ERROR "KKMvK.rul, killed before the manifest listed it, was not built again: ${out}")
 endif()
 same_tables(brazilian ${work}/rules-one ${work}/rules-killed)
+
+# Tables solved by teams leave one packed part a member (every material
+# on its largest team, DTB_TEST_LARGEST_TEAMS): killed after KMvKM's tables
+# are written, the build resumed on 2 ranks reads what it needs of them from
+# the parts, whole or a member's range, and reads nothing back from a file.
+set(ENV{DTB_TEST_LARGEST_TEAMS} 1)
+set(ENV{DTB_TEST_KILL_AFTER_WRITE} KMvKM)
+mpi_run(3 1 build --variant brazilian --pieces 4 --dir ${work}/teams-killed --team-positions 60000)
+unset(ENV{DTB_TEST_KILL_AFTER_WRITE})
+unset(ENV{DTB_TEST_LARGEST_TEAMS})
+file(GLOB parts ${work}/teams-killed/brazilian/.packed/*.dtw.part*of*.zst)
+if(parts STREQUAL "")
+  message(FATAL_ERROR "the killed build left no packed parts of tables its teams solved")
+endif()
+mpi_run(2 0 build --variant brazilian --pieces 4 --dir ${work}/teams-killed --team-positions 60000)
+foreach(r 0 1)
+  if(NOT out MATCHES "rank ${r} [^\n]*failed 0;[^\n]*tables read back from their files 0 ")
+    message(FATAL_ERROR "expected rank ${r} of the resumed build to read nothing back in: ${out}")
+  endif()
+endforeach()
+same_tables(brazilian ${work}/ref1 ${work}/teams-killed)
+if(EXISTS ${work}/teams-killed/brazilian/.packed)
+  message(FATAL_ERROR "the resumed build left its packed forms")
+endif()
 
 # Built again on 2 ranks: nothing to do, and the skipped tables are named.
 mpi_run(2 0 build --variant brazilian --material KKKvKK --dir ${work}/case7-ranks3 --team-positions 1000000)
