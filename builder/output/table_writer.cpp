@@ -6,6 +6,7 @@
 #include <optional>
 #include <span>
 #include <stdexcept>
+#include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -69,9 +70,16 @@ public:
 
     void add_block(std::span<const std::byte> compressed) {
         file_.write(compressed);
-        checksums_.push_back(checksum(compressed));
-        offsets_.push_back(offsets_.back() + compressed.size());
+        add_written(compressed.size(), checksum(compressed));
     }
+    // A block another writer put in place (write_into()): its size and checksum.
+    void add_written(std::uint64_t size, std::uint64_t block_checksum) {
+        checksums_.push_back(block_checksum);
+        offsets_.push_back(offsets_.back() + size);
+    }
+    // The room for the offsets and checksums handed to the system, before
+    // others write blocks after it.
+    void flush() { file_.flush(); }
 
     // Writes the tables, flushes to disk and renames into place; returns the
     // file's size and table checksum.
@@ -164,6 +172,15 @@ std::vector<CompressedBlock> compress_blocks(const TableHeader& header, const Ta
     return blocks;
 }
 
+// The header of the .wld or .dtw (`kind`) of a table of `header`, encoded:
+// its size (and so where its blocks start) known.
+TableHeader file_header(TableHeader header, TableKind kind, std::uint32_t max_code) {
+    header.kind = kind;
+    header.value_bits = kind == TableKind::wld ? 2 : dtw_bits_for(max_code);
+    encode_header(header);
+    return header;
+}
+
 // The two files of a table, their blocks added in order.
 class TableFiles {
 public:
@@ -172,16 +189,21 @@ public:
         written_.dtw_bits = dtw_bits_for(max_code);
         written_.wld = directory / table_file_name(header.material, TableKind::wld);
         written_.dtw = directory / table_file_name(header.material, TableKind::dtw);
-        header.kind = TableKind::wld;
-        header.value_bits = 2;
-        wld_.emplace(written_.wld, header);
-        header.kind = TableKind::dtw;
-        header.value_bits = written_.dtw_bits;
-        dtw_.emplace(written_.dtw, header);
+        wld_.emplace(written_.wld, file_header(header, TableKind::wld, max_code));
+        dtw_.emplace(written_.dtw, file_header(header, TableKind::dtw, max_code));
     }
     void add(const CompressedBlock& block) {
         wld_->add_block(block.wld);
         dtw_->add_block(block.dtw);
+    }
+    // A block of both files that another writer put in place.
+    void add_written(const std::uint64_t (&entry)[4]) {
+        wld_->add_written(entry[0], entry[1]);
+        dtw_->add_written(entry[2], entry[3]);
+    }
+    void flush() {
+        wld_->flush();
+        dtw_->flush();
     }
     WrittenTables finish() {
         std::tie(written_.wld_bytes, written_.wld_checksum) = wld_->finish();
@@ -193,34 +215,6 @@ private:
     WrittenTables written_;
     std::optional<FileWriter> wld_, dtw_;
 };
-
-// A batch of compressed blocks as one message: per block the two sizes, then the bytes.
-std::vector<std::byte> serialise(std::span<const CompressedBlock> blocks) {
-    std::vector<std::byte> out;
-    for (const CompressedBlock& b : blocks) {
-        const std::size_t at = out.size();
-        out.resize(at + 16 + b.wld.size() + b.dtw.size());
-        store_u64(out.data() + at, b.wld.size());
-        store_u64(out.data() + at + 8, b.dtw.size());
-        std::copy(b.wld.begin(), b.wld.end(), out.begin() + static_cast<std::ptrdiff_t>(at + 16));
-        std::copy(b.dtw.begin(), b.dtw.end(), out.begin() + static_cast<std::ptrdiff_t>(at + 16 + b.wld.size()));
-    }
-    return out;
-}
-
-std::vector<CompressedBlock> deserialise(std::span<const std::byte> in) {
-    std::vector<CompressedBlock> blocks;
-    for (std::size_t at = 0; at < in.size();) {
-        if (in.size() - at < 16) throw std::runtime_error("a team member sent a damaged batch of blocks");
-        const std::uint64_t wld = load_u64(in.data() + at), dtw = load_u64(in.data() + at + 8);
-        if (wld > in.size() - at - 16 || dtw > in.size() - at - 16 - wld)
-            throw std::runtime_error("a team member sent a damaged batch of blocks");
-        const std::byte* p = in.data() + at + 16;
-        blocks.push_back({std::vector<std::byte>(p, p + wld), std::vector<std::byte>(p + wld, p + wld + dtw)});
-        at += 16 + wld + dtw;
-    }
-    return blocks;
-}
 
 }  // namespace
 
@@ -259,28 +253,79 @@ WrittenTables write_tables(Team& team, const std::filesystem::path& directory, c
     const std::uint64_t end_block = (first + count + header.block_positions() - 1) >> header.block_shift;
     if (count > 0 && first != first_block << header.block_shift)
         throw std::logic_error("a team member's range does not start at a block");
-    // Every member compresses its blocks first, so that the writer then only waits on the network.
     const std::vector<CompressedBlock> mine =
         compress_blocks(header, spec, *spec.max_code, values, first_block, end_block - first_block);
-    constexpr std::size_t batch_bytes = std::size_t{64} << 20;
-    if (team.rank() != 0) {
-        std::size_t from = 0;
-        while (from < mine.size()) {
-            std::size_t to = from, bytes = 0;
-            for (; to < mine.size() && (to == from || bytes < batch_bytes); ++to)
-                bytes += mine[to].wld.size() + mine[to].dtw.size();
-            team.send(0, serialise(std::span<const CompressedBlock>(mine).subspan(from, to - from)));
-            from = to;
-        }
-        team.send(0, {});  // the end of this member's blocks
-        return {};
+    // Every member learns every block's sizes and checksums (32 bytes a
+    // block, the members' ranges in order), so that each knows where its
+    // own blocks go in the files and member 0 can write the offsets, the
+    // block checksums and the table checksum: the blocks themselves cross
+    // no network.
+    const int members = team.size(), me = team.rank();
+    std::vector<std::size_t> at(members), bytes(members, 8);
+    std::vector<std::byte> numbers(8 * static_cast<std::size_t>(members));
+    for (int j = 0; j < members; ++j) at[j] = 8 * static_cast<std::size_t>(j);
+    store_u64(numbers.data() + at[me], mine.size());
+    team.all_gather(numbers.data(), at, bytes);
+    std::size_t entries = 0;
+    for (int j = 0; j < members; ++j) {
+        at[j] = 32 * entries;
+        bytes[j] = 32 * load_u64(numbers.data() + 8 * static_cast<std::size_t>(j));
+        entries += bytes[j] / 32;
     }
-    TableFiles files(directory, header, *spec.max_code);
-    for (const CompressedBlock& b : mine) files.add(b);
-    for (int j = 1; j < team.size(); ++j)
-        for (std::vector<std::byte> batch = team.receive(j); !batch.empty(); batch = team.receive(j))
-            for (const CompressedBlock& b : deserialise(batch)) files.add(b);
-    return files.finish();
+    if (entries != header.block_count()) throw std::logic_error("the team's ranges do not make the table");
+    std::vector<std::byte> index(32 * entries);
+    for (std::size_t i = 0; i < mine.size(); ++i) {
+        std::byte* e = index.data() + at[me] + 32 * i;
+        store_u64(e, mine[i].wld.size());
+        store_u64(e + 8, checksum(mine[i].wld));
+        store_u64(e + 16, mine[i].dtw.size());
+        store_u64(e + 24, checksum(mine[i].dtw));
+    }
+    team.all_gather(index.data(), at, bytes);
+    // Member 0 creates the files' temporary names; then each member writes
+    // its blocks where the sizes before them put them; then member 0 writes
+    // the offsets and checksums and renames the files into place.
+    std::optional<TableFiles> files;
+    std::string failure;
+    try {
+        if (me == 0) {
+            files.emplace(directory, header, *spec.max_code);
+            files->flush();
+        }
+    } catch (const std::exception& e) {
+        failure = e.what();
+    }
+    if (team.all_max(failure.empty() ? 0 : 1) != 0)
+        throw std::runtime_error(failure.empty() ? "member 0 of the team could not create the table files" : failure);
+    try {
+        std::uint64_t wld_at = file_header(header, TableKind::wld, *spec.max_code).blocks_start();
+        std::uint64_t dtw_at = file_header(header, TableKind::dtw, *spec.max_code).blocks_start();
+        for (std::size_t i = 0; i < at[me] / 32; ++i) {
+            wld_at += load_u64(index.data() + 32 * i);
+            dtw_at += load_u64(index.data() + 32 * i + 16);
+        }
+        std::vector<FilePiece> wld, dtw;
+        for (const CompressedBlock& b : mine) {
+            wld.push_back({wld_at, b.wld});
+            dtw.push_back({dtw_at, b.dtw});
+            wld_at += b.wld.size();
+            dtw_at += b.dtw.size();
+        }
+        write_into(ReplacedFile::temporary_of(directory / table_file_name(header.material, TableKind::wld)), wld);
+        write_into(ReplacedFile::temporary_of(directory / table_file_name(header.material, TableKind::dtw)), dtw);
+    } catch (const std::exception& e) {
+        failure = e.what();
+    }
+    if (team.all_max(failure.empty() ? 0 : 1) != 0)
+        throw std::runtime_error(failure.empty() ? "a member of the team could not write its blocks of " +
+                                                       header.material.name() + "'s table files"
+                                                 : failure);
+    if (me != 0) return {};
+    for (std::size_t i = 0; i < entries; ++i) {
+        const std::byte* e = index.data() + 32 * i;
+        files->add_written({load_u64(e), load_u64(e + 8), load_u64(e + 16), load_u64(e + 24)});
+    }
+    return files->finish();
 }
 
 WrittenTable write_rule_table(const std::filesystem::path& directory, const TableSpec& spec, const RuleRecord& rules,

@@ -68,8 +68,12 @@ WrittenTables write_tables(const std::filesystem::path& directory, const TableSp
 // The same, from a team (team.hpp) whose member j holds `values` for
 // positions [first, first + count) of the table, first a multiple of the
 // block size and the ranges in member order: each member compresses its
-// blocks, and member 0 writes the files (its result; the others get an empty
-// one). spec.max_code must be set, the same on every member.
+// blocks and writes them into the files itself, where the sizes of the
+// blocks before them put them (only sizes and checksums cross between the
+// members), and member 0 creates the files and writes their offsets and
+// checksums (its result; the others get an empty one). The directory must
+// be one every member writes (a file system they share). spec.max_code must
+// be set, the same on every member.
 WrittenTables write_tables(Team& team, const std::filesystem::path& directory, const TableSpec& spec,
                            std::uint64_t first, std::uint64_t count, const ValueSource& values);
 
