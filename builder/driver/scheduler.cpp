@@ -128,9 +128,19 @@ std::vector<Scheduler::Assignment> Scheduler::assign(double now) {
             std::vector<double> held(ranks, 0);
             for (int w : units_[u].reads)
                 if (solved_by_[w] >= 0) held[solved_by_[w]] += static_cast<double>(units_[w].positions);
+            // Once a team waits for its ranks, a rank where u would hold it
+            // up is passed over before the caller is asked for room (the one
+            // process packs kept tables to make it).
+            const auto delays = [&](int r) {
+                if (reserved == 0) return false;
+                std::vector<double> after = free_from;
+                after[r] = std::max(after[r], now + expected_seconds(u, 1));
+                return shadow(std::move(after), reserved) > reservation;
+            };
             int best = -1;
             for (int r = 0; r < ranks; ++r) {
-                if (in_team_[r] || running_on_[r] >= slots_[r] || (running_on_[r] > 0 && !room_on(r, u))) continue;
+                if (in_team_[r] || running_on_[r] >= slots_[r] || delays(r) || (running_on_[r] > 0 && !room_on(r, u)))
+                    continue;
                 if (best < 0 || held[r] > held[best] ||
                     (held[r] == held[best] && slots_[r] - running_on_[r] > slots_[best] - running_on_[best]))
                     best = r;
