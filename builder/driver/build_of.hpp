@@ -127,7 +127,6 @@ private:
     struct Slot {
         int uses = 0;  // jobs still to run that read them
         std::shared_ptr<const Values> values;  // in memory while some use is left and there is room
-        bool on_disk = false;     // their packed form is written (by this run)
         bool loading = false;     // being read for a job; others wait
         bool load_tried = false;  // there was no room to: read through the probe cache
     };
@@ -135,6 +134,7 @@ private:
         const PlannedMaterial* plan = nullptr;
         Slot<SolvedValues> plain;
         std::unique_ptr<PackedCodes> packed;  // the plain values, once they gave up their room
+        bool on_disk = false;  // the plain values' packed form is written (by this run)
         Slot<RuleValues> rules;
     };
     struct JobState {
@@ -231,7 +231,7 @@ private:
         if (memory_ - droppable + bytes > budget_) return false;
         // Those on disk first: the others are read back from their table files.
         std::sort(packed.begin(), packed.end(), [](const Kept* a, const Kept* b) {
-            return a->plain.on_disk != b->plain.on_disk ? a->plain.on_disk : a->plain.uses < b->plain.uses;
+            return a->on_disk != b->on_disk ? a->on_disk : a->plain.uses < b->plain.uses;
         });
         for (Kept* kept : packed) {
             if (fits()) return true;
@@ -456,7 +456,7 @@ private:
             plan_.manifest().save(plan_.variant_dir() / Manifest::file_name);
             for (const Material& s : unread) remove_packed(plan_.variant_dir(), s, TableKind::dtw);
             report_.materials.push_back({entry, false});
-            kept.plain.on_disk = on_disk;
+            kept.on_disk = on_disk;
             // Kept, or let go before the next jobs take its room.
             if (read_later)
                 keep(kept, std::make_shared<const SolvedValues>(std::move(solved)));
@@ -490,15 +490,15 @@ private:
                 if (release(s, kept_[s].rules)) unread.push_back(s);
             read_later = kept.rules.uses > 0;
         }
-        const bool on_disk = read_later && write_packed(name, [&] {
-            write_packed_rules(plan_.variant_dir(), *solved.values, solved.entry.checksum);
-            return std::filesystem::file_size(packed_file(plan_.variant_dir(), m, TableKind::rul));
-        });
+        if (read_later)
+            write_packed(name, [&] {
+                write_packed_rules(plan_.variant_dir(), *solved.values, solved.entry.checksum);
+                return std::filesystem::file_size(packed_file(plan_.variant_dir(), m, TableKind::rul));
+            });
         {
             const std::lock_guard lock(mutex_);
             line = record_rule_table(plan_, m, job(i).positions, solved.entry, *report_.rules);
             for (const Material& s : unread) remove_packed(plan_.variant_dir(), s, TableKind::rul);
-            kept.rules.on_disk = on_disk;
             // Kept as they are if they fit, once kept tables are packed, or let go.
             if (read_later && make_room(solved.values->bytes(), -1)) {
                 hold(solved.values->bytes());
