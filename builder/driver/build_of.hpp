@@ -352,13 +352,9 @@ private:
     // fails is said, and none returned. Called without the mutex.
     template <class Read>
     auto read_packed(const Material& s, TableKind kind, Read&& read) -> std::optional<decltype(read())> {
-        if (!has_packed(plan_.variant_dir(), s, kind)) return std::nullopt;
-        try {
-            return read();
-        } catch (const std::exception& e) {
+        return read_packed_or_none(plan_.variant_dir(), s, kind, read, [&](const std::exception& e) {
             progress_->note(fmt::format("{}; read from its table file instead", e.what()));
-            return std::nullopt;
-        }
+        });
     }
 
     // The rule values of successor s of rule job `reader` in memory, or

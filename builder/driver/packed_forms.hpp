@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -104,6 +105,22 @@ std::shared_ptr<const RuleValues> read_packed_rules(const std::filesystem::path&
 
 // Whether m has a packed form of `kind` (a plain table's: whole, or a part).
 bool has_packed(const std::filesystem::path& variant_dir, const Material& m, TableKind kind);
+
+// m's values of `kind` from its packed form (`read` reads it), or none if
+// it has none (not written, or no longer there) or it fails: `failed` is
+// told why, and the caller reads the values the slow way, which answers the
+// same (a table read back from its file, rule values through their .rul).
+template <class Read, class Failed>
+auto read_packed_or_none(const std::filesystem::path& variant_dir, const Material& m, TableKind kind, Read&& read,
+                         Failed&& failed) -> std::optional<decltype(read())> {
+    if (!has_packed(variant_dir, m, kind)) return std::nullopt;
+    try {
+        return read();
+    } catch (const std::exception& e) {
+        failed(e);
+        return std::nullopt;
+    }
+}
 
 // Removes m's packed form of `kind` (a plain table's parts too), if there is
 // one (a file that cannot be removed costs only disk space).

@@ -307,15 +307,9 @@ private:
     // there is none or it fails (then read the slow way: it answers the same).
     template <class Read>
     auto read_packed(const Material& s, TableKind kind, Read&& read) -> std::optional<decltype(read())> {
-        if (!has_packed(variant_dir_, s, kind)) return std::nullopt;
-        try {
-            auto values = read();
-            ++packed_read_;
-            return values;
-        } catch (const std::exception&) {
-            ++packed_failed_;
-            return std::nullopt;
-        }
+        auto values = read_packed_or_none(variant_dir_, s, kind, read, [&](const std::exception&) { ++packed_failed_; });
+        if (values) ++packed_read_;
+        return values;
     }
 
     // Writes a packed form (`write` does it); one that fails (a full disk)

@@ -71,7 +71,7 @@ public:
             const std::uint64_t first_block = ranges.first(me) >> h.block_shift;
             const std::uint64_t last_block = (ranges.first(me + 1) + h.block_positions() - 1) >> h.block_shift;
             SolvedValues mine(s, h.positions_per_side, ranges.first(me), ranges.count(me));
-            if (!from_others || mine.codes.empty() || !from_others(mine))
+            if (!mine.codes.empty() && (!from_others || !from_others(mine)))
                 read_back_.count([&] { load_solved_values<V>(mine, file, loading, first_block, last_block); });
             add_slot(s, std::move(ranges), std::move(mine));
         }

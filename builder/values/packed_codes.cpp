@@ -73,6 +73,7 @@ std::size_t frame_positions(std::uint64_t count, std::size_t f) {
 }  // namespace
 
 PackedRange pack_range(const SolvedValues& values, std::uint64_t first, std::uint64_t count) {
+    if (count == 0) return {};  // a team member's range of a table smaller than the team
     if ((first - values.first) % 64 != 0 || !values.holds(first) || !values.holds(first + count - 1))
         throw std::logic_error("packing a range that the values do not hold");
     std::vector<std::vector<std::byte>> frames(packed_frames(count));
@@ -99,6 +100,7 @@ PackedRange pack_range(const SolvedValues& values, std::uint64_t first, std::uin
 
 void unpack_range(std::span<const std::byte> bytes, std::span<const std::uint64_t> frame_bytes, SolvedValues& into,
                   std::uint64_t first, std::uint64_t count, const std::string& from) {
+    if (count == 0 && frame_bytes.empty() && bytes.empty()) return;
     if ((first - into.first) % 64 != 0 || !into.holds(first) || !into.holds(first + count - 1))
         throw std::logic_error("unpacking into values that do not hold the range");
     const std::string what = from + " sent " + into.material.name() + " packed";

@@ -65,7 +65,8 @@ constexpr std::uint64_t packed_frames(std::uint64_t count) noexcept {
 }
 
 // Positions [first, first + count) of `values` (which holds them; first a
-// multiple of 64); with every thread.
+// multiple of 64); with every thread. No frames if count is 0 (a team
+// member's range of a table with fewer blocks than the team has members).
 PackedRange pack_range(const SolvedValues& values, std::uint64_t first, std::uint64_t count);
 
 // The same positions back into `into` (which holds them), from `bytes`

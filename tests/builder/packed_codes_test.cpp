@@ -179,6 +179,12 @@ TEST(PackedForms, ATeamsPartsMakeTheTable) {
     write_packed_part(dir.path(), range(0, cut1), 0x77, 0, 2);
     write_packed_part(dir.path(), range(cut1, n), 0x77, 1, 3);
     EXPECT_THROW(read_packed_table(dir.path(), m, values.positions_per_side, 0x77), std::runtime_error);
+    // A table with fewer blocks than its team has members: a member's range is empty, and so is its part.
+    remove_packed(dir.path(), m, TableKind::dtw);
+    write_packed_part(dir.path(), range(0, cut1), 0x77, 0, 3);
+    write_packed_part(dir.path(), range(cut1, cut1), 0x77, 1, 3);
+    write_packed_part(dir.path(), range(cut1, n), 0x77, 2, 3);
+    EXPECT_EQ(read_packed_table(dir.path(), m, values.positions_per_side, 0x77).codes, values.codes);
 }
 
 TEST(PackedForms, ByteArraysAndWhatIsKept) {

@@ -25,6 +25,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.support.ui import WebDriverWait
 
 dtb, work = sys.argv[1], sys.argv[2]
@@ -52,7 +53,20 @@ try:
     for a in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1200,1000"]:
         options.add_argument(a)
     driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
-    wait = WebDriverWait(driver, 30)
+    class Wait(WebDriverWait):
+        """WebDriverWait that, on a timeout, says what the page showed then."""
+        def until(self, condition, message=""):
+            try:
+                return super().until(condition, message)
+            except TimeoutException:
+                shown = driver.execute_script(
+                    "return location.hash + '\\n' + document.body.innerText.slice(0, 2000) + '\\n' +"
+                    " [...document.querySelectorAll('[id]')].filter(e => e.hidden).map(e => e.id).join(' ')")
+                driver.save_screenshot(os.path.join(work, "explorer-timeout.png"))
+                log.seek(0)
+                raise AssertionError("the page did not change as expected; it showed (address, text, hidden):\n" +
+                                     shown + "\nthe server's log:\n" + log.read()[-3000:]) from None
+    wait = Wait(driver, 30)
     by_id = lambda name: driver.find_element(By.ID, name)
 
     def plies_text(value, plies):
