@@ -60,11 +60,6 @@ public:
     std::span<const T> from(int j) const noexcept {
         return {reinterpret_cast<const T*>(unpacked_.data() + start_[j]), (end_[j] - start_[j]) / sizeof(T)};
     }
-    std::size_t received() const noexcept {
-        std::size_t n = 0;
-        for (std::size_t j = 0; j < start_.size(); ++j) n += (end_[j] - start_[j]) / sizeof(T);
-        return n;
-    }
 
 private:
     // Member j's part, packed unless it is this member's own.

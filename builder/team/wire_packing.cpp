@@ -2,6 +2,8 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <new>
 #include <stdexcept>
 
 #include <zstd.h>
@@ -47,14 +49,11 @@ struct WirePacker::Contexts {
     }
 };
 
-WirePacker::WirePacker() : contexts_(new Contexts) {
-    if (!contexts_->pack || !contexts_->unpack) {
-        delete contexts_;
-        throw std::bad_alloc();
-    }
+WirePacker::WirePacker() : contexts_(std::make_unique<Contexts>()) {
+    if (!contexts_->pack || !contexts_->unpack) throw std::bad_alloc();
 }
 
-WirePacker::~WirePacker() { delete contexts_; }
+WirePacker::~WirePacker() = default;
 
 void WirePacker::pack(std::span<const std::byte> raw, std::size_t element_size, std::vector<std::byte>& out) {
     if (raw.empty()) return;

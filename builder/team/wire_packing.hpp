@@ -1,6 +1,6 @@
 // A member's part of a team's exchange packed for the network (docs/design.md,
-// "What a team sends"): its elements as byte planes (byte 0 of every
-// element, then byte 1, ...) compressed by zstd at its fastest level. What
+// "Distributed build", point 6): its elements as byte planes (byte 0 of
+// every element, then byte 1, ...) compressed by zstd at level 1. What
 // a team sends is mostly 16-bit codes (results sent home, blocks and
 // answers of the tables it reads), which run long as a table's do: packed,
 // they take a fraction of their two bytes, where a network of 10 Gb/s
@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -37,7 +38,7 @@ public:
 
 private:
     struct Contexts;
-    Contexts* contexts_;
+    std::unique_ptr<Contexts> contexts_;  // zstd's, kept from part to part
     std::vector<std::byte> planes_;  // a part's byte planes, packed or unpacked
 };
 
