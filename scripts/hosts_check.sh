@@ -50,9 +50,7 @@ fi
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export SOURCE_DATE_EPOCH=1767225600  # the tables' provenance date, so that builds compare byte for byte
-prefix=dtb$$            # names of this run's namespaces, links and bridge
-subnet=10.231.77        # inside the namespaces only
-export DTB_NETNS_PREFIX=$prefix
+source "$here/scripts/netns_hosts.sh"
 work=$(mktemp -d /tmp/dtb-hosts.XXXXXX)
 build_options=(build --variant brazilian --pieces 5 --team-positions 2000000)
 rank_options=(--threads 1)  # the same on separate hosts as on one, where ranks would share its cores
@@ -62,15 +60,7 @@ cleanup() {
   local status=$?
   trap - EXIT INT TERM
   [[ -n $pid ]] && kill -9 "$pid" 2>/dev/null
-  for ((i = 0; i < hosts; ++i)); do
-    ip netns pids "${prefix}h$i" 2>/dev/null | xargs -r kill -9 2>/dev/null || true
-  done
-  for ((i = 0; i < hosts; ++i)); do
-    ip link del "${prefix}v$i" 2>/dev/null || true  # both ends of the pair
-    ip netns del "${prefix}h$i" 2>/dev/null || true
-    rm -rf "/etc/netns/${prefix}h$i"
-  done
-  ip link del "${prefix}br" 2>/dev/null || true
+  netns_hosts_down
   rm -rf "$work"
   exit "$status"
 }
@@ -79,60 +69,14 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 # --- the hosts --------------------------------------------------------------
-if ! ip link add "${prefix}br" type bridge 2>/dev/null; then
-  echo "hosts_check: skipped: this machine cannot make a network bridge (ip link add type bridge)" >&2
-  exit 77
+status=0
+netns_hosts_up "$hosts" "$work" 2>"$work/up.err" || status=$?
+if (( status != 0 )); then
+  echo "hosts_check: $(cat "$work/up.err")" >&2
+  exit "$status"
 fi
-ip link set "${prefix}br" up
-hostfile=$work/hostfile
-: > "$hostfile"
-for ((i = 0; i < hosts; ++i)); do
-  ns=${prefix}h$i
-  if ! ip netns add "$ns"; then
-    (( i == 0 )) || die "cannot make network namespace $ns"
-    echo "hosts_check: skipped: this machine cannot make network namespaces (ip netns add)" >&2
-    exit 77
-  fi
-  ip link add "${prefix}v$i" type veth peer name eth0 netns "$ns"
-  ip link set "${prefix}v$i" master "${prefix}br" up
-  ip -n "$ns" addr add "$subnet.$((i + 1))/24" dev eth0
-  ip -n "$ns" link set eth0 up
-  ip -n "$ns" link set lo up
-  echo "h$i slots=1" >> "$hostfile"
-done
-# Each host resolves the others' names (ip netns exec puts /etc/netns/NS/hosts over /etc/hosts).
-for ((i = 0; i < hosts; ++i)); do
-  mkdir -p "/etc/netns/${prefix}h$i"
-  { echo "127.0.0.1 localhost"; for ((j = 0; j < hosts; ++j)); do echo "$subnet.$((j + 1)) h$j"; done; } \
-    > "/etc/netns/${prefix}h$i/hosts"
-done
-# The rsh agent: mpiexec calls it as `agent HOST COMMAND...` to start its
-# daemon on HOST; it runs COMMAND in HOST's namespace under HOST's name.
-agent=$work/netns-rsh
-cat > "$agent" <<'EOF'
-#!/bin/sh
-host=$1; shift
-exec ip netns exec "${DTB_NETNS_PREFIX}$host" unshare --uts sh -c "hostname $host; exec $*"
-EOF
-chmod +x "$agent"
-say "$hosts hosts h0..h$((hosts - 1)) at $subnet.1-$hosts, bridge ${prefix}br"
-
-# mpiexec on host h0 (rank 0's), over the hosts of hostfile $1 with TCP
-# only, the ranks bound to no core: every host is this machine, where
-# binding each host's one rank to "its" first core would put them all on
-# the same core. The daemons' keepalives let mpiexec notice a host it cannot reach
-# 9 to 19 s after it went (Open MPI's default: 8 to 13 minutes); dtb's own
-# heartbeats (--rank-timeout 3) name the rank lost before that.
-mpi_on_hosts() {
-  local file=$1 ranks; shift
-  ranks=$(wc -l < "$file")
-  ip netns exec "${prefix}h0" unshare --uts sh -c 'hostname h0; exec "$@"' sh \
-    mpiexec --hostfile "$file" -n "$ranks" --bind-to none --mca plm_rsh_agent "$agent" \
-    --mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include "$subnet.0/24" --mca oob_tcp_if_include "$subnet.0/24" \
-    --mca oob_tcp_keepalive_time 10 --mca oob_tcp_keepalive_intvl 3 --mca oob_tcp_keepalive_probes 3 \
-    "$@"
-}
-tx_bytes() { ip netns exec "${prefix}h$1" cat /sys/class/net/eth0/statistics/tx_bytes; }
+hostfile=$netns_hostfile
+say "$hosts hosts h0..h$((hosts - 1)) at $netns_subnet.1-$hosts, bridge ${netns_prefix}br"
 
 # same_tables A B: the Brazilian tables of A and B are the same (scripts/same_tables.sh); prints how many.
 same_tables() { "$here/scripts/same_tables.sh" "$1" "$2" brazilian || die "the tables of $1 and $2 differ"; }
@@ -180,7 +124,7 @@ while (( $(listed) < 10 )); do
   kill -0 "$pid" 2>/dev/null || { cat "$work/lost.out" >&2; die "the build ended before the link was cut"; }
   sleep 0.2
 done
-ip link set "${prefix}v$lost" down
+ip link set "${netns_prefix}v$lost" down
 cut=$(now)
 say "phase 2: h$lost's link cut with $(listed) materials listed"
 status=0
@@ -205,12 +149,12 @@ done
 say "  the manifest lists $kept materials; every table file under its own name is whole"
 # Every rank has ended, the cut-off one too (it lost rank 0, and ends itself).
 for ((i = 0; i < hosts; ++i)); do
-  left=$(ip netns pids "${prefix}h$i" | xargs -r ps -o comm= -p | grep -c -x dtb || true)
+  left=$(ip netns pids "${netns_prefix}h$i" | xargs -r ps -o comm= -p | grep -c -x dtb || true)
   (( left == 0 )) || die "a dtb process is still running on h$i after the job ended"
 done
 say "  no rank left running on any host, h$lost's included"
 # The lost host is down for good (its Open MPI daemon goes too), and the build resumes on the others.
-ip netns pids "${prefix}h$lost" | xargs -r kill -9
+ip netns pids "${netns_prefix}h$lost" | xargs -r kill -9
 head -n "$lost" "$hostfile" > "$work/hostfile.remaining"
 start=$(now)
 mpi_on_hosts "$work/hostfile.remaining" "$dtb" "${build_options[@]}" "${rank_options[@]}" --dir "$work/lost" > "$work/resumed.out" 2>&1 \

@@ -407,6 +407,7 @@ Outcome simulate(const Model& m, const std::vector<Material>& units, int ranks) 
         sizes.push_back(static_cast<double>(dtb::SolvedValues::bytes_for(u.positions)));
     }
     dtb::Scheduler s(su, std::vector<int>(ranks, 1), m.team_positions);
+    s.set_team_overhead(m.whole_overhead);  // the model's own, for its choice of teams
     Keeping keeping(ranks, units.size(), m.memory_bytes);
     // held[r][t]: rank r keeps table t whole.
     std::vector<std::vector<bool>> held(ranks, std::vector<bool>(units.size(), false));

@@ -15,6 +15,7 @@ Scheduler::Scheduler(std::vector<Unit> units, std::vector<int> slots, std::uint6
       max_team_(units_.size()),
       team_size_(units_.size(), 0),
       priority_(units_.size(), 0),
+      after_(units_.size(), 0),
       solved_by_(units_.size(), -1),
       started_at_(units_.size(), -1),
       running_on_(slots.size(), 0),
@@ -49,6 +50,7 @@ Scheduler::Scheduler(std::vector<Unit> units, std::vector<int> slots, std::uint6
     for (int u = n - 1; u >= 0; --u) {
         double after = 0;
         for (int d : dependents_[u]) after = std::max(after, priority_[d]);
+        after_[u] = after;
         priority_[u] = static_cast<double>(units_[u].positions) / max_team_[u] + after;
     }
     for (int u = 0; u < n; ++u)
@@ -120,7 +122,9 @@ std::vector<Scheduler::Assignment> Scheduler::assign(double now) {
         const auto positions = static_cast<double>(units_[u].positions);
         const double share = std::max(ranks * positions / std::max(1.0, active), free * positions / std::max(1.0, ready));
         const int wanted =
-            largest_teams_ ? max_team_[u] : std::clamp(static_cast<int>(share + 0.5), min_team_[u], max_team_[u]);
+            largest_teams_ ? max_team_[u]
+                           : team_worth_having(u, std::clamp(static_cast<int>(share + 0.5), min_team_[u], max_team_[u]),
+                                               active);
         std::vector<int> team;
         if (wanted == 1) {
             // The rank that solved the most of what u reads, then the one with
@@ -195,6 +199,26 @@ std::vector<Scheduler::Assignment> Scheduler::assign(double now) {
     }
     std::erase_if(ready_, [&](int u) { return std::find(started.begin(), started.end(), u) != started.end(); });
     return out;
+}
+
+// `team` ranks for `unit` (its share of the ranks) if that is expected to
+// end the build sooner than its fewest (min_team_[unit]: one rank, or those
+// its memory needs), else the fewest. The build's end is taken as the later
+// of two bounds, in positions over a rank: the longest path through the
+// unit, its work over its ranks times team_overhead(), and the work ready
+// or running (`active`), the team's added work included, over all ranks
+// (work that is not ready yet is on some unit's path). So a team forms
+// where the unit's path is the longer (the build would wait for it) and it
+// shortens that path more than its added work lengthens the rest.
+int Scheduler::team_worth_having(int unit, int team, double active) const {
+    const auto positions = static_cast<double>(units_[unit].positions);
+    const auto ranks = static_cast<double>(running_on_.size());
+    const auto end = [&](int k) {
+        const double f = team_overhead(k);
+        return std::max(positions * f / k + after_[unit], (active + positions * (f - 1)) / ranks);
+    };
+    const int fewest = min_team_[unit];
+    return team > fewest && end(team) < end(fewest) ? team : fewest;
 }
 
 double Scheduler::expected_seconds(int unit, int ranks) const {

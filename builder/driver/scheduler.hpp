@@ -7,9 +7,15 @@
 // in proportion to its share of the work (positions) ready or running, at
 // least one rank and at most one for every team_positions of its positions
 // (one for a unit that must be alone): when many units are ready each goes
-// to one rank, and a big one that is alone gets many. Memory sets the
+// to one rank, and a big one that is alone gets many. It takes that share
+// only if it is expected to end the build sooner than one rank: a team
+// shortens the longest path through the unit, and costs the work its
+// members add (a team of k does f(k) times a rank's work: team_overhead()),
+// which delays the rest of the work; so a unit whose path is shorter than
+// the work ready or running over all ranks is solved by one rank, and a team forms where the
+// critical path gains more than the team costs (team_worth_having()). Memory sets the
 // fewest: a unit whose working set does not fit the smallest rank's memory
-// gets at least the ranks whose shares fit it (Memory below). Rank r runs up
+// gets at least the ranks whose shares fit it (Memory below), whatever it costs. Rank r runs up
 // to slots[r] one-rank units at once while their working sets fit its
 // memory (one in any case when nothing runs on it), a one-rank unit going where most of the
 // tables it reads were solved (a rank keeps those in memory, and reading
@@ -70,6 +76,14 @@ public:
     Scheduler(std::vector<Unit> units, std::vector<int> slots, std::uint64_t team_positions,
               bool largest_teams = false, Memory memory = {});
 
+    // The processor time a team of 2 spends on a material over one rank's
+    // (f(2), measured: docs/scaling.md, "What a team costs"); a team of k is
+    // taken to spend f(k) = 1 + (f(2) - 1) 2 (k - 1) / k, its share of
+    // lookups that cross ranks growing with k.
+    static constexpr double measured_team_overhead = 1.07;
+    void set_team_overhead(double f2) noexcept { team_overhead_ = f2; }
+    double team_overhead(int k) const noexcept { return 1 + (team_overhead_ - 1) * 2 * (k - 1) / k; }
+
     // The fewest and the most ranks a unit may have, and the ranks it was
     // given (once assigned); whether even its largest team's members
     // need more than the smallest rank's memory.
@@ -116,6 +130,7 @@ private:
     double free_at(int r, double now) const;
     static double shadow(std::vector<double> free, int n);
     double expected_seconds(int unit, int ranks) const;
+    int team_worth_having(int unit, int team, double active) const;
     bool room_on(int rank, int unit) const;
     std::uint64_t least_memory() const noexcept;
 
@@ -126,6 +141,8 @@ private:
     std::vector<int> max_team_;
     std::vector<int> team_size_;
     std::vector<double> priority_;
+    std::vector<double> after_;  // per unit: the longest path of work after it (priority_ less its own)
+    double team_overhead_ = measured_team_overhead;
     std::vector<int> ready_;  // units whose dependencies are finished, not started
     std::vector<int> solved_by_;  // per unit: the rank that solved it alone, or -1
     std::vector<double> started_at_;  // per unit: when it started on the caller's clock, or -1

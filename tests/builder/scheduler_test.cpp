@@ -1,5 +1,9 @@
 // The distributed build's scheduler (builder/driver/scheduler.hpp), on small plans
 // whose right decisions are worked out by hand in the comments.
+#include <cstddef>
+#include <utility>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "builder/driver/scheduler.hpp"
@@ -8,6 +12,20 @@ namespace dtb {
 namespace {
 
 using Unit = Scheduler::Unit;
+using Teams = std::vector<std::pair<int, std::size_t>>;
+
+// The units assigned and the sizes of their teams, in order.
+Teams teams_of(const std::vector<Scheduler::Assignment>& assigned) {
+    Teams teams;
+    for (const Scheduler::Assignment& a : assigned) teams.emplace_back(a.unit, a.team.size());
+    return teams;
+}
+
+// The unit of `a` finished, every member having reported it.
+void finish(Scheduler& s, const Scheduler::Assignment& a) {
+    for (int r : a.team) s.released(a.unit, r);
+    s.finished(a.unit);
+}
 
 // Largest teams: ceil(positions / team_positions), at least 1, at most every rank.
 TEST(Scheduler, LargestTeams) {
@@ -48,26 +66,39 @@ TEST(Scheduler, TeamsInProportion) {
     EXPECT_EQ(s.team_size(0), 6);
 }
 
-// Ranks nothing else could use join a team: on 8 ranks, units 0 (4000
-// positions) and 1 (1000) start on 6 and 2 ranks (8 x 4000 / 5000 = 6.4).
-// When unit 1 ends, unit 2 (200, after unit 1, a team of 2 at most) is the
-// only work ready: its share of all ranks by the work ready or running,
-// 8 x 200 / 4200, is one rank, but the 2 ranks unit 1 left have nothing else
-// to do (unit 0 keeps its 6 to its end), so it gets both.
+// Ranks nothing else could use join a team on the critical path: on 8
+// ranks, units 0 and 1 (1000 positions each; unit 2, 200 positions, waits
+// for 1, and unit 3, 3000, for 2) start on 4 ranks each. When unit 1 ends,
+// unit 2 is the only work ready: its share of all ranks by the work ready
+// or running, 8 x 200 / 1200, is one rank, but the 4 ranks unit 1 left have
+// nothing else to do, so it may have its largest team, 2. That team is
+// worth having: the path through unit 2 is 200 + 3000 / 8 = 575 positions
+// over a rank alone and 200 x 1.07 / 2 + 375 = 482 in the team, longer
+// than the work ready or running over all ranks, (1000 + 200) / 8 = 150.
 TEST(Scheduler, FreeRanksJoinTheReadyWork) {
+    Scheduler s({{1000, {}, {}}, {1000, {}, {}}, {200, {1}, {1}}, {3000, {2}, {2}}}, {1, 1, 1, 1, 1, 1, 1, 1}, 100);
+    s.set_team_overhead(1.07);
+    const auto a = s.assign();
+    EXPECT_EQ(teams_of(a), (Teams{{1, 4}, {0, 4}}));  // unit 1 first: the longer path
+    finish(s, a[0]);
+    EXPECT_EQ(teams_of(s.assign()), (Teams{{2, 2}}));
+}
+
+// No team where it gains nothing: on 8 ranks, units 0 (4000 positions) and
+// 1 (1000) start on 6 and 2 ranks (8 x 4000 / 5000 = 6.4). When unit 1 ends,
+// unit 2 (200, after unit 1, nothing after it) could have the 2 ranks unit
+// 1 left, but the build waits for unit 0 (the work ready or running over
+// all ranks, 4200 / 8 = 525 positions over a rank, is longer than unit 2's
+// path, 200):
+// a team would end unit 2 sooner and the build no sooner, at 7% more work,
+// so it gets one rank.
+TEST(Scheduler, NoTeamWhereItGainsNothing) {
     Scheduler s({{4000, {}, {}}, {1000, {}, {}}, {200, {1}, {1}}}, {1, 1, 1, 1, 1, 1, 1, 1}, 100);
-    auto a = s.assign();
-    ASSERT_EQ(a.size(), 2u);
-    EXPECT_EQ(a[0].unit, 0);
-    EXPECT_EQ(a[0].team.size(), 6u);
-    EXPECT_EQ(a[1].unit, 1);
-    EXPECT_EQ(a[1].team.size(), 2u);
-    for (int r : a[1].team) s.released(1, r);
-    s.finished(1);
-    a = s.assign();
-    ASSERT_EQ(a.size(), 1u);
-    EXPECT_EQ(a[0].unit, 2);
-    EXPECT_EQ(a[0].team.size(), 2u);
+    s.set_team_overhead(1.07);
+    const auto a = s.assign();
+    EXPECT_EQ(teams_of(a), (Teams{{0, 6}, {1, 2}}));
+    finish(s, a[1]);
+    EXPECT_EQ(teams_of(s.assign()), (Teams{{2, 1}}));
 }
 
 // Many units ready on few ranks: each gets one rank, none a team.
