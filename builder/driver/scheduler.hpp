@@ -12,10 +12,11 @@
 // shortens the longest path through the unit, and costs the work its
 // members add (a team of k does f(k) times a rank's work: team_overhead()),
 // which delays the rest of the work; so a unit whose path is shorter than
-// the work ready or running over all ranks is solved by one rank, and a team forms where the
-// critical path gains more than the team costs (team_worth_having()). Memory sets the
-// fewest: a unit whose working set does not fit the smallest rank's memory
-// gets at least the ranks whose shares fit it (Memory below), whatever it costs. Rank r runs up
+// the work ready or running over all ranks is solved by one rank, and a
+// team forms where the critical path gains more than the team costs
+// (team_worth_having()). Memory sets the fewest: a unit whose working set
+// does not fit the smallest rank's memory gets at least the ranks whose
+// shares fit it (Memory below), whatever it costs. Rank r runs up
 // to slots[r] one-rank units at once while their working sets fit its
 // memory (one in any case when nothing runs on it), a one-rank unit going where most of the
 // tables it reads were solved (a rank keeps those in memory, and reading
@@ -77,9 +78,9 @@ public:
               bool largest_teams = false, Memory memory = {});
 
     // The processor time a team of 2 spends on a material over one rank's
-    // (f(2), measured: docs/scaling.md, "What a team costs"); a team of k is
-    // taken to spend f(k) = 1 + (f(2) - 1) 2 (k - 1) / k, its share of
-    // lookups that cross ranks growing with k.
+    // (f(2), measured on Canadian materials: docs/scaling.md, "A team on
+    // one material"); a team of k is taken to spend f(k) = 1 + (f(2) - 1)
+    // 2 (k - 1) / k, its share of lookups that cross ranks growing with k.
     static constexpr double measured_team_overhead = 1.07;
     void set_team_overhead(double f2) noexcept { team_overhead_ = f2; }
     double team_overhead(int k) const noexcept { return 1 + (team_overhead_ - 1) * 2 * (k - 1) / k; }
