@@ -62,15 +62,15 @@ public:
     enum class Needs { all, exits, placement };
 
     // Member `me` of a team of `members`: its share of the level's men
-    // configurations, whole, or its share of every pair when there are too
-    // few to go round.
+    // configurations, whole, or its share of every pair when they do not
+    // deal out evenly (level_dealt_whole()).
     LevelShare(const PairSpace<V>& space, const TeamOptions& options, int members, int me,
                const PotentialLevels<N>& levels, const typename PotentialLevels<N>::Level& level)
         : space_(space), big_(options.shared_pair_positions) {
         const std::uint64_t configurations = level.men_configurations;
         const std::uint64_t K = space.side(0).king_placements();
         // Whole pairs are numbered with 32 bits: bigger ones are always split.
-        split = (configurations < options.configurations_per_member * static_cast<std::uint64_t>(members) ||
+        split = (!level_dealt_whole(configurations, static_cast<std::uint64_t>(members), options.uneven_deal) ||
                  2 * K >= std::uint64_t{1} << 31) &&
                 2 * K >= options.min_split_positions;
         if (split) {

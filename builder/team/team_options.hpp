@@ -8,9 +8,12 @@ namespace dtb {
 
 // How a team shares the work (docs/design.md, "Distributed build").
 struct TeamOptions {
-    // A level with fewer men configurations than this many per member has
-    // every pair split over the team; otherwise each member takes whole pairs.
-    std::uint64_t configurations_per_member = 8;
+    // A level whose men configurations deal out to the members evenly
+    // enough (level_dealt_whole()) is shared by whole pairs; otherwise every
+    // pair is split over the team. The member dealt most may have this much
+    // more than the mean (0.125: any level of at least 8 configurations a
+    // member; a negative value splits every level).
+    double uneven_deal = 0.125;
     // Pairs of fewer positions are never split (tests lower it to split small pairs).
     std::uint64_t min_split_positions = 1 << 12;
     // Positions whose lookups are exchanged at once, and settled positions
@@ -30,5 +33,17 @@ struct TeamOptions {
     // (docs/scaling.md). 0: every table shared out.
     double held_ratio = 4;
 };
+
+// Whether a level of `configurations` men configurations (each one pair of
+// as many positions) is dealt to a team of `members` as whole pairs: every
+// member gets one at least, and the member with most, ceil(c / k), has at
+// most `uneven` more than the mean c / k. A split level costs more processor
+// time than a level of whole pairs (docs/scaling.md, "A team on one
+// material"); a deal left uneven costs the others' waiting.
+constexpr bool level_dealt_whole(std::uint64_t configurations, std::uint64_t members, double uneven) noexcept {
+    if (configurations < members || uneven < 0) return false;
+    const std::uint64_t most = (configurations + members - 1) / members;
+    return static_cast<double>(most * members) <= (1 + uneven) * static_cast<double>(configurations);
+}
 
 }  // namespace dtb

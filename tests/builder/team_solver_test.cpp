@@ -21,6 +21,7 @@
 #include "builder/driver/build.hpp"
 #include "builder/driver/material_job.hpp"
 #include "builder/values/table_loader.hpp"
+#include "builder/team/team_options.hpp"
 #include "builder/team/team_tables.hpp"
 #include "builder/values/values_cache.hpp"
 #include "draughts/variant.hpp"
@@ -120,7 +121,7 @@ void check_team(int pieces, int members, const TeamOptions& options, Held held =
 // Every pair split over the team, lookups and updates a few at a time.
 TeamOptions split_everything() {
     TeamOptions o;
-    o.configurations_per_member = ~std::uint64_t{0} >> 8;
+    o.uneven_deal = -1;
     o.min_split_positions = 1;
     o.lookup_positions = 300;
     o.update_positions = 40;
@@ -131,7 +132,7 @@ TeamOptions split_everything() {
 // many stages.
 TeamOptions whole_pairs() {
     TeamOptions o;
-    o.configurations_per_member = 1;
+    o.uneven_deal = 1e9;
     o.lookup_positions = 5000;
     o.stage_positions = 2000;
     return o;
@@ -169,6 +170,25 @@ TEST(TeamSolver, American6Default4) { check_team<draughts::American6>(4, 4, Team
 TEST(TeamSolver, BrazilianWhole3Passed) { check_team<draughts::Brazilian>(3, 3, hold_all(whole_pairs()), Held::passed); }
 TEST(TeamSolver, International6Split2Passed) {
     check_team<draughts::International6>(4, 2, hold_all(split_everything()), Held::passed);
+}
+
+// How a level is dealt (TeamOptions::uneven_deal): whole pairs where the
+// member dealt most has at most an eighth more than the mean, worked by
+// hand: 4 configurations on 2 members are 2 each; on 3 the most is 2 against
+// a mean of 4/3; 17 on 2 are 9 against 8.5 (1.06); 15 on 2, 8 against 7.5
+// (1.07); 9 on 4, 3 against 2.25; 32 on 4, 8 each; fewer configurations
+// than members, or a negative slack, split.
+TEST(TeamOptions, LevelsDealtWholeWhereEvenEnough) {
+    constexpr double slack = TeamOptions{}.uneven_deal;
+    EXPECT_TRUE(level_dealt_whole(4, 2, slack));
+    EXPECT_FALSE(level_dealt_whole(4, 3, slack));
+    EXPECT_TRUE(level_dealt_whole(17, 2, slack));
+    EXPECT_TRUE(level_dealt_whole(15, 2, slack));
+    EXPECT_FALSE(level_dealt_whole(9, 4, slack));
+    EXPECT_TRUE(level_dealt_whole(32, 4, slack));
+    EXPECT_FALSE(level_dealt_whole(1, 2, slack));
+    EXPECT_FALSE(level_dealt_whole(4, 2, -1));
+    EXPECT_TRUE(level_dealt_whole(5, 4, 1e9));
 }
 
 // TeamTables::TurnedChildren, which finds where a position with Black to
