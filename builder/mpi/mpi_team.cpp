@@ -32,13 +32,11 @@ void check(int status, const char* what) {
 
 double wait_politely(MPI_Request& request) {
     const auto start = std::chrono::steady_clock::now();
-    auto pause = std::chrono::microseconds(0);
-    for (int done = 0;;) {
+    Backoff backoff(std::chrono::microseconds(20), std::chrono::microseconds(1000));
+    for (int done = 0;;) {  // a spin of 50 µs first
         check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
         if (done) break;
-        if (pause.count() == 0 && std::chrono::steady_clock::now() - start < std::chrono::microseconds(50)) continue;
-        pause = std::min(std::chrono::microseconds(1000), std::max(std::chrono::microseconds(20), pause * 2));
-        std::this_thread::sleep_for(pause);
+        if (std::chrono::steady_clock::now() - start >= std::chrono::microseconds(50)) backoff.pause();
     }
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }

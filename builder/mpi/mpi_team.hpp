@@ -6,6 +6,7 @@
 // bytes moved are counted for the build's report.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -25,6 +26,25 @@ struct TeamTraffic {
     std::uint64_t bytes_sent = 0;
     std::uint64_t bytes_received = 0;
     double wait_seconds = 0;
+};
+
+// Pauses between polls that found nothing, growing while nothing comes:
+// from `shortest`, doubling up to `longest`; reset() once a poll found
+// something. Every pause wakes a thread again, and on a rank of one thread
+// each wakeup interrupts its solve (docs/scaling.md, "Ranks against one
+// process"), so a poll that keeps finding nothing waits longer.
+class Backoff {
+public:
+    using Pause = std::chrono::microseconds;
+    Backoff(Pause shortest, Pause longest) noexcept : shortest_(shortest), longest_(longest), next_(shortest) {}
+    void pause() {
+        std::this_thread::sleep_for(next_);
+        next_ = std::min(longest_, next_ * 2);
+    }
+    void reset() noexcept { next_ = shortest_; }
+
+private:
+    Pause shortest_, longest_, next_;
 };
 
 // Waits for `request` to complete without holding a processor; returns the seconds waited.
@@ -50,12 +70,14 @@ std::optional<std::pair<int, Buffer>> try_receive(MPI_Comm comm, int from, int t
     return std::pair{status.MPI_SOURCE, std::move(data)};
 }
 
-// The same, waiting for the message (probing every 100 µs, sleeping between).
+// The same, waiting for the message (probing after sleeps of 100 µs
+// growing to a millisecond).
 template <class Buffer = std::string>
 std::pair<int, Buffer> receive_whole(MPI_Comm comm, int from, int tag) {
+    Backoff backoff(std::chrono::microseconds(100), std::chrono::microseconds(1000));
     for (;;) {
         if (auto message = try_receive<Buffer>(comm, from, tag)) return std::move(*message);
-        std::this_thread::sleep_for(std::chrono::microseconds(100));
+        backoff.pause();
     }
 }
 

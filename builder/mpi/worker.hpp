@@ -131,6 +131,9 @@ public:
             const std::lock_guard lock(finished_mutex);
             finished.push_back(to_text(done));
         };
+        // Polls after 200 µs growing to 5 ms while nothing comes: a rank of
+        // one thread that woke every millisecond lost some 2% of its solve.
+        Backoff idle(std::chrono::microseconds(200), std::chrono::microseconds(5000));
         for (;;) {
             bool acted = false;
             std::vector<std::string> done;
@@ -164,7 +167,10 @@ public:
                     --live;
                 });
             }
-            if (!acted) std::this_thread::sleep_for(std::chrono::microseconds(running > 0 ? 1000 : 200));
+            if (acted)
+                idle.reset();
+            else
+                idle.pause();
         }
         while (live > 0) std::this_thread::sleep_for(std::chrono::microseconds(100));
         exchange_.finish();
