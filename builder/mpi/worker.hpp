@@ -131,8 +131,9 @@ public:
             const std::lock_guard lock(finished_mutex);
             finished.push_back(to_text(done));
         };
-        // Polls after 200 µs growing to 5 ms while nothing comes: a rank of
-        // one thread that woke every millisecond lost some 2% of its solve.
+        // Polls after 200 µs growing to 5 ms while nothing comes: woken every
+        // millisecond, a rank of one thread lost part of its solve to the
+        // switches (docs/scaling.md, "Ranks against one process").
         Backoff idle(std::chrono::microseconds(200), std::chrono::microseconds(5000));
         for (;;) {
             bool acted = false;
