@@ -111,7 +111,7 @@ struct Model {
     // default was 2^24 then, is 2^28 now, and teams also form where memory
     // requires, which this model leaves out).
     std::uint64_t team_positions = std::uint64_t{1} << 24;
-    double uneven_deal = 0.125;  // TeamOptions::uneven_deal
+    double uneven_deal = dtb::TeamOptions{}.uneven_deal;  // as dtb deals a level to a team
     bool packed_once = true;     // a holder packs a table's part once, and sends it again to further askers
     bool growing_teams = false;  // what if ranks with nothing to do joined running teams (dtb does not)
     bool clock = true;           // the scheduler told the time: teams start smaller, or ranks backfill (as dtb)
@@ -252,7 +252,8 @@ Duration solving(const Model& m, const Material& u, int k, std::size_t l0 = 0, S
     const double remote = 2.0 * (k - 1) / k;
     for (std::size_t l = l0; l < u.level_share.size(); ++l) {
         const double share = u.level_share[l];
-        const bool split = !dtb::level_dealt_whole(u.level_configurations[l], static_cast<std::uint64_t>(k), m.uneven_deal);
+        const bool split =
+            !dtb::level_dealt_whole(u.level_configurations[l], static_cast<std::uint64_t>(k), m.uneven_deal);
         const bool men_only = u.material.men() == u.material.pieces();
         const double f2 = split ? m.split_overhead : men_only ? m.men_overhead : m.whole_overhead;
         const double b2 = split ? m.split_bytes : men_only ? m.men_bytes : m.whole_bytes;

@@ -167,6 +167,10 @@ TEST(TeamSolver, American6WholeShared3HeldAll) {
     check_team<draughts::American6>(4, 3, hold_all(whole_shared_pairs()), Held::all);
 }
 TEST(TeamSolver, American6Default4) { check_team<draughts::American6>(4, 4, TeamOptions{}); }
+// The default deal on 2 members: Brazilian materials of one man and kings
+// have 4 men configurations a level, dealt 2 each as whole pairs (before
+// TeamOptions::uneven_deal, split: fewer than 8 a member).
+TEST(TeamSolver, BrazilianDefault2) { check_team<draughts::Brazilian>(4, 2, TeamOptions{}); }
 TEST(TeamSolver, BrazilianWhole3Passed) { check_team<draughts::Brazilian>(3, 3, hold_all(whole_pairs()), Held::passed); }
 TEST(TeamSolver, International6Split2Passed) {
     check_team<draughts::International6>(4, 2, hold_all(split_everything()), Held::passed);
