@@ -147,6 +147,9 @@ struct TableSources {
     // Told, on every member, its range of m's values once the tables are
     // written, with the .dtw's table checksum (may be empty).
     std::function<void(const SolvedValues& home, std::uint64_t dtw_checksum)> written;
+    // Whether each member keeps its range of m's values in its cache once
+    // written: some job will read them.
+    bool keep_home = true;
 };
 
 // Solves material m with `team` and writes its tables. The tables m leads to
@@ -158,8 +161,8 @@ struct TableSources {
 // taking its range of them from `sources.range` or else from the file.
 // Tables are read from `variant_dir`. Each member solves its share and
 // compresses its range of the tables, and keeps that range in its cache (to
-// be asked for it later); member 0 writes the files and gets the manifest
-// entry, the others nothing.
+// be asked for it later) unless sources.keep_home says no job reads it;
+// member 0 writes the files and gets the manifest entry, the others nothing.
 template <class V>
 std::optional<ManifestEntry> solve_in_team(Team& team, const BuildOptions& o, const std::filesystem::path& variant_dir,
                                            const Material& m, ValuesCache* cache, const TableSources& sources = {},
@@ -215,7 +218,7 @@ std::optional<ManifestEntry> solve_in_team(Team& team, const BuildOptions& o, co
     const std::uint64_t checksum = team.all_max(team.rank() == 0 ? written.dtw_checksum : 0);
     if (sources.written) sources.written(*home, checksum);
     ManifestEntry entry = count_values(*home);
-    if (cache) cache->keep(home);
+    if (cache && sources.keep_home) cache->keep(home);
     entry.positions = team.all_sum(entry.positions);
     entry.wins = team.all_sum(entry.wins);
     entry.draws = team.all_sum(entry.draws);

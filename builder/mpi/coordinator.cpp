@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include <fmt/core.h>
 
@@ -95,6 +96,9 @@ void Coordinator::run(const std::vector<int>& slots, const std::vector<std::uint
         std::vector<std::vector<int>> team_of(jobs.size());
         std::map<Material, int> solved_alone_by;            // which rank keeps which table it solved
         std::map<Material, std::vector<int>> solved_by_team;  // and which ranks keep their ranges of which
+        // Per rank: the tables no job left reads since its last assignment,
+        // which it is told to let go of with its next (plain and rule values).
+        std::vector<std::vector<Material>> unread(session_.size), unread_rules(session_.size);
         int team_id = 0;
         std::size_t outstanding = 0;  // ranks given a part that have not said it is done
         // The scheduler is asked again when a rank has reported, else once
@@ -131,8 +135,11 @@ void Coordinator::run(const std::vector<int>& slots, const std::vector<std::uint
                     if (const auto it = solved_by_team.find(s); it != solved_by_team.end())
                         out.holders.shares[s] = it->second;
                 }
-                const std::string text = to_text(out);
-                for (int r : a.team) send_text(session_.coordination, r, assign_tag, text);
+                for (int r : a.team) {
+                    out.unread = std::exchange(unread[r], {});
+                    out.unread_rules = std::exchange(unread_rules[r], {});
+                    send_text(session_.coordination, r, assign_tag, to_text(out));
+                }
             }
             if (scheduler.stuck()) throw std::logic_error("the distributed build cannot go on: nothing runs or can start");
             const auto message = try_receive(session_.coordination, MPI_ANY_SOURCE, done_tag);
@@ -149,16 +156,20 @@ void Coordinator::run(const std::vector<int>& slots, const std::vector<std::uint
             if (!done.entry) continue;
             ManifestEntry entry = *done.entry;
             // Once the job is in the manifest, the packed forms it was the
-            // last to read go (a build killed before that solves it again).
-            const auto unread = [&] {
-                for (const Material& s : plan_->at(entry.material).successors)
-                    if (--reads_left[{s, kind_of(jobs[unit])}] == 0)
-                        remove_packed(plan_->variant_dir(), s, kind_of(jobs[unit]));
+            // last to read go (a build killed before that solves it again),
+            // and every rank lets go of the values it keeps of them.
+            const auto read_all = [&] {
+                const TableKind kind = kind_of(jobs[unit]);
+                for (const Material& s : plan_->at(entry.material).successors) {
+                    if (--reads_left[{s, kind}] != 0) continue;
+                    remove_packed(plan_->variant_dir(), s, kind);
+                    for (auto& rank : kind == TableKind::rul ? unread_rules : unread) rank.push_back(s);
+                }
             };
             if (jobs[unit].kind == BuildJob::Kind::rule) {
                 progress_->finished(jobs[unit].name(), record_rule_table(*plan_, entry.material, jobs[unit].positions,
                                                                          *entry.rules, *report_.rules));
-                unread();
+                read_all();
                 scheduler.finished(unit, seconds_since(began));
                 continue;
             }
@@ -169,7 +180,7 @@ void Coordinator::run(const std::vector<int>& slots, const std::vector<std::uint
                 solved_by_team[entry.material] = team_of[unit];
             plan_->manifest().put(entry);
             plan_->manifest().save(plan_->variant_dir() / Manifest::file_name);
-            unread();
+            read_all();
             report_.materials.push_back({entry, false});
             progress_->positions(entry.positions);
             progress_->finished(entry, scheduler.team_size(unit));

@@ -8,9 +8,15 @@ std::string to_text(const Assignment& a) {
     nlohmann::json whole = nlohmann::json::object(), shares = nlohmann::json::object();
     for (const auto& [m, rank] : a.holders.whole) whole[m.name()] = rank;
     for (const auto& [m, ranks] : a.holders.shares) shares[m.name()] = ranks;
+    const auto names = [](const std::vector<Material>& materials) {
+        std::vector<std::string> out;
+        for (const Material& m : materials) out.push_back(m.name());
+        return out;
+    };
     return nlohmann::json{{"unit", a.unit},   {"material", a.material.name()}, {"rules", a.rules},
                           {"pack", a.pack},   {"team", a.team},                {"team_id", a.team_id},
-                          {"holders", whole}, {"shares", shares}}
+                          {"holders", whole}, {"shares", shares},              {"unread", names(a.unread)},
+                          {"unread_rules", names(a.unread_rules)}}
         .dump();
 }
 
@@ -27,6 +33,10 @@ Assignment assignment_from_text(std::string_view text) {
         a.holders.whole[Material::parse(item.key())] = item.value().get<int>();
     for (const auto& item : j.at("shares").items())
         a.holders.shares[Material::parse(item.key())] = item.value().get<std::vector<int>>();
+    for (const std::string& name : j.at("unread").get<std::vector<std::string>>())
+        a.unread.push_back(Material::parse(name));
+    for (const std::string& name : j.at("unread_rules").get<std::vector<std::string>>())
+        a.unread_rules.push_back(Material::parse(name));
     return a;
 }
 

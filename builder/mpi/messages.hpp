@@ -37,6 +37,10 @@ struct Assignment {
     std::vector<int> team;  // its ranks, the first writing the tables
     int team_id = 0;        // tells the teams being formed apart
     Holders holders;        // of the tables its material leads to
+    // Tables no job left to run reads (since the rank's last assignment):
+    // plain values and rule values, to be let go of wherever the rank keeps
+    // them.
+    std::vector<Material> unread, unread_rules;
 };
 
 // A rank's part of a job is done; the rank that wrote the tables sends the

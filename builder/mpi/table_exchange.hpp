@@ -54,6 +54,9 @@ public:
     // false if the holder no longer has them. Any thread.
     bool fetch(int holder, std::uint64_t first, std::uint64_t count, SolvedValues& into);
 
+    // Drops the parts of m kept for askers: no job left reads it. The main thread.
+    void let_go(const Material& m) { kept_parts_.let_go(m); }
+
     // Bytes of tables sent and received, packed.
     std::uint64_t bytes_sent() const noexcept { return sent_; }
     std::uint64_t bytes_received() const noexcept { return received_; }

@@ -153,6 +153,11 @@ public:
                 acted = true;
                 Assignment a = assignment_from_text(message->second);
                 std::erase_if(a.holders.whole, [&](const auto& h) { return h.second == session_.rank; });
+                for (const Material& s : a.unread) {
+                    cache_.let_go(s);
+                    exchange_.let_go(s);
+                }
+                for (const Material& s : a.unread_rules) rules_.let_go(s);
                 if (running++ == 0) account(false);
                 ++(a.rules ? counts_.rule_tables : a.team.size() == 1 ? counts_.materials_alone : counts_.team_materials);
                 ++live;
@@ -270,8 +275,10 @@ private:
         }
         const ManifestEntry entry = write_solved(o_, N, variant_dir_, *values);
         maybe_kill_after_write(m);
-        if (pack) write_packed([&] { write_packed_table(variant_dir_, *values, entry.dtw_checksum); });
-        cache_.keep(std::move(values));  // for the materials that read it, if they come here
+        if (pack) {  // some job reads it
+            write_packed([&] { write_packed_table(variant_dir_, *values, entry.dtw_checksum); });
+            cache_.keep(std::move(values));  // for those that come here
+        }
         return entry;
     }
 
@@ -302,8 +309,10 @@ private:
             const ValuesCache::Held working(cache_, rule_working_bytes<V>(m, p.positions));
             return solve_rule_job<V>(o_, variant_dir_, p, held);
         }();
-        if (pack) write_packed([&] { write_packed_rules(variant_dir_, *solved.values, solved.entry.checksum); });
-        rules_.keep(std::move(solved.values));
+        if (pack) {  // some rule job reads them
+            write_packed([&] { write_packed_rules(variant_dir_, *solved.values, solved.entry.checksum); });
+            rules_.keep(std::move(solved.values));
+        }
         ManifestEntry entry;
         entry.material = m;
         entry.rules = std::move(solved.entry);
@@ -362,6 +371,7 @@ private:
                                           }).has_value();
         };
         sources.read_back = [&](const ReadBacks& read) { count_read_back(read); };
+        sources.keep_home = pack;  // some job reads it
         if (pack)
             sources.written = [&](const SolvedValues& home, std::uint64_t checksum) {
                 write_packed([&] {

@@ -71,6 +71,18 @@ public:
         parts_.emplace_front(key, std::move(part));
     }
 
+    // Drops the parts of material m: no rank will ask for them again.
+    void let_go(const Material& m) {
+        for (auto it = parts_.begin(); it != parts_.end();) {
+            if (it->first.material != m) {
+                ++it;
+                continue;
+            }
+            bytes_ -= bytes_of(*it->second);
+            it = parts_.erase(it);
+        }
+    }
+
     std::uint64_t bytes() const noexcept { return bytes_; }
 
 private:

@@ -116,6 +116,15 @@ public:
         kept_.push_front(std::move(values));
     }
 
+    // Lets go of m's values: no job left reads them.
+    void let_go(const Material& m) {
+        const std::lock_guard lock(mutex_);
+        const auto it = std::find_if(kept_.begin(), kept_.end(), [&](const auto& v) { return v->material == m; });
+        if (it == kept_.end()) return;
+        bytes_ -= (*it)->bytes();
+        kept_.erase(it);
+    }
+
 private:
     std::uint64_t budget_;
     std::uint64_t bytes_ = 0;

@@ -114,6 +114,16 @@ public:
         entries_.push_front(std::move(e));
     }
 
+    // Lets go of m's values, whole or a range, packed or not: no job left
+    // reads them (a job in work that holds them keeps them until it ends).
+    void let_go(const Material& m) {
+        const std::lock_guard lock(mutex_);
+        const auto it = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.material == m; });
+        if (it == entries_.end()) return;
+        bytes_ -= it->bytes();
+        entries_.erase(it);
+    }
+
     // Tables packed to make room, and unpacked when found again.
     std::uint64_t packed() const noexcept { return packed_; }
     std::uint64_t unpacked() const noexcept { return unpacked_; }

@@ -57,6 +57,20 @@ TEST(PackedParts, LeastRecentlyUsedDroppedFirst) {
     EXPECT_EQ(parts.bytes(), 324u);
 }
 
+// Once no job reads a material, its parts go, and only its.
+TEST(PackedParts, LetGoOfAMaterialDropsItsPartsOnly) {
+    PackedParts parts(1000);
+    const Material m = Material::parse("KMvK"), other = Material::parse("KKvM");
+    parts.keep({m, 0, 64}, part(100));
+    parts.keep({other, 0, 64}, part(100));
+    parts.keep({m, 64, 64}, part(100));
+    parts.let_go(m);
+    EXPECT_EQ(parts.find({m, 0, 64}), nullptr);
+    EXPECT_EQ(parts.find({m, 64, 64}), nullptr);
+    EXPECT_NE(parts.find({other, 0, 64}), nullptr);
+    EXPECT_EQ(parts.bytes(), 108u);
+}
+
 using Part = std::pair<std::uint64_t, std::uint64_t>;  // first position, count
 
 // Parts of 4,096 positions: a range from 64,000 to 74,000 is cut at 65,536,

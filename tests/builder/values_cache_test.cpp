@@ -1,7 +1,8 @@
 // The tables a rank of a distributed build keeps (builder/values/values_cache.hpp):
 // within its budget, those not in use are packed to make room and come back
 // code for code and mark for mark; those in use are neither packed nor
-// dropped; packed ones are dropped when even they do not fit.
+// dropped; packed ones are dropped when even they do not fit; those no job
+// reads are let go of.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -72,6 +73,26 @@ TEST(ValuesCache, DropsPackedTablesWhenEvenTheyDoNotFit) {
     EXPECT_FALSE(cache.room_for(1000));
     cache.keep(table("KMvK"));
     EXPECT_FALSE(cache.find(Material::parse("KMvK")));
+    EXPECT_TRUE(cache.find(Material::parse("KKvM")));
+}
+
+// A table no job reads any more is let go of, packed or not, and its room
+// is free again; a job still holding it keeps its values.
+TEST(ValuesCache, LetGoOfFreesTheRoom) {
+    const auto a = table("KMvK");
+    ValuesCache cache(2 * a->bytes());
+    cache.keep(table("KMvK"));
+    const auto held = cache.find(Material::parse("KMvK"));
+    cache.keep(table("KKvM"));
+    const auto kkvm = cache.find(Material::parse("KKvM"));  // both in use: neither packed nor dropped
+    EXPECT_FALSE(cache.room_for(a->bytes()));
+    cache.let_go(Material::parse("KMvK"));
+    EXPECT_FALSE(cache.find(Material::parse("KMvK")));
+    expect_same(*held, *a);
+    EXPECT_TRUE(cache.room_for(a->bytes()));
+    cache.keep(table("KMvM", 64 * 100, 30000));
+    cache.let_go(Material::parse("KMvM"));  // a range likewise
+    EXPECT_FALSE(cache.find(Material::parse("KMvM")));
     EXPECT_TRUE(cache.find(Material::parse("KKvM")));
 }
 
