@@ -4,7 +4,8 @@
 // solves them in oneTBB tasks of an arena of its own: whole materials and
 // rule tables, several at once, or its share of a material in a team
 // (MpiTeam), alone on the rank. It keeps what it solved or read within its
-// memory budget (ValuesCache, KeptRuleValues), answers other ranks that ask
+// memory budget (ValuesCache, KeptRuleValues) while some job left reads it
+// (the coordinator says when none does), answers other ranks that ask
 // for its tables (TableExchange), and writes the tables it solves; the
 // coordinator writes the manifest.
 #pragma once

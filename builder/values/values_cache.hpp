@@ -6,9 +6,9 @@
 // of their bytes, unpacked at memory speed when found again), and only then
 // dropped, packed ones first; a dropped table is asked of another rank or
 // read back from its file, its capture positions solved again. One entry a
-// material.
-// Which materials a rank will solve next is the coordinator's choice, so the
-// one-process build's count of remaining uses does not apply here.
+// material. Which materials a rank will solve next is the coordinator's
+// choice; it counts the jobs left that read each table, as the one-process
+// build does, and tells the ranks which they may let go of (let_go()).
 #pragma once
 
 #include <algorithm>
