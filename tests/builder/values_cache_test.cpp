@@ -80,11 +80,11 @@ TEST(ValuesCache, DropsPackedTablesWhenEvenTheyDoNotFit) {
 // is free again; a job still holding it keeps its values.
 TEST(ValuesCache, LetGoOfFreesTheRoom) {
     const auto a = table("KMvK");
-    ValuesCache cache(2 * a->bytes());
+    ValuesCache cache(2 * a->bytes() + a->bytes() / 2);  // two tables, and packed ones beside them
     cache.keep(table("KMvK"));
     const auto held = cache.find(Material::parse("KMvK"));
     cache.keep(table("KKvM"));
-    const auto kkvm = cache.find(Material::parse("KKvM"));  // both in use: neither packed nor dropped
+    auto kkvm = cache.find(Material::parse("KKvM"));  // both in use: neither packed nor dropped
     EXPECT_FALSE(cache.room_for(a->bytes()));
     cache.let_go(Material::parse("KMvK"));
     EXPECT_FALSE(cache.find(Material::parse("KMvK")));
@@ -93,7 +93,17 @@ TEST(ValuesCache, LetGoOfFreesTheRoom) {
     cache.keep(table("KMvM", 64 * 100, 30000));
     cache.let_go(Material::parse("KMvM"));  // a range likewise
     EXPECT_FALSE(cache.find(Material::parse("KMvM")));
-    EXPECT_TRUE(cache.find(Material::parse("KKvM")));
+    // A packed one likewise: KKvM, no longer in use, packed to make room for KKvK.
+    kkvm.reset();
+    cache.keep(table("KMvK"));
+    const auto kmvk = cache.find(Material::parse("KMvK"));
+    cache.keep(table("KKvK"));
+    const auto kkvk = cache.find(Material::parse("KKvK"));
+    ASSERT_TRUE(kmvk && kkvk);
+    ASSERT_EQ(cache.packed(), 1u);
+    cache.let_go(Material::parse("KKvM"));
+    EXPECT_FALSE(cache.find(Material::parse("KKvM")));
+    EXPECT_EQ(cache.unpacked(), 0u);  // let go of, not unpacked to be found
 }
 
 }  // namespace
