@@ -52,7 +52,7 @@ void study(const std::filesystem::path& dir, const std::vector<std::string>& nam
         codes += tables.back().codes.size();
     }
     fmt::print("{} codes in {} tables\n", codes, tables.size());
-    constexpr std::size_t frame = std::size_t{1} << dtb::PackedCodes::frame_shift;
+    constexpr std::size_t frame = std::size_t{1} << dtb::PackedRange::frame_shift;
     for (const int level : {1, -1, -3, -7, -20, -50}) {
         std::uint64_t packed = 0;
         double pack = 0, unpack = 0;

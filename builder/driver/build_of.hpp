@@ -16,8 +16,8 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <stdexcept>
-#include <type_traits>
 
 #include <fmt/core.h>
 #include <tbb/global_control.h>
@@ -27,7 +27,7 @@
 #include "builder/driver/build_plan.hpp"
 #include "builder/driver/material_job.hpp"
 #include "builder/driver/packed_forms.hpp"
-#include "builder/values/packed_codes.hpp"
+#include "builder/values/kept_tables.hpp"
 #include "builder/driver/progress.hpp"
 #include "builder/driver/rule_job.hpp"
 #include "builder/driver/scheduler.hpp"
@@ -48,14 +48,15 @@ namespace build_detail {
 // The budget (--memory, default a third of the machine) covers what the
 // build holds: the working sets of the jobs in work
 // (MaterialSolver::working_bytes, rule_working_bytes) and the solved values
-// kept for the jobs still to run. Values that later jobs read are also
-// written packed beside the tables as they are solved (packed_forms.hpp).
-// A ready job waits while the others' use leaves no room for it; with
-// nothing else in work it starts anyway, after the kept values no job in
-// work is reading give up their room: plain tables packed in memory first
-// (a few percent of their size, unpacked at memory speed when needed
-// again), then rule values and packed tables let go, to be read from their
-// packed forms when needed. Only a table whose packed form could not be
+// kept for the jobs still to run, both in the store a rank of a distributed
+// build keeps them in (KeptTables), which counts here the jobs left that
+// read each. Values that later jobs read are also written packed beside the
+// tables as they are solved (packed_forms.hpp). A ready job waits while the
+// others' use leaves no room for it; with nothing else in work it starts
+// anyway, after the kept values no job in work is reading give up their
+// room: plain tables packed in memory first (a few percent of their size,
+// unpacked at memory speed when needed again), then rule values and packed
+// tables let go, to be read from their packed forms when needed. Only a table whose packed form could not be
 // written (a full disk) is read back from its table file (its capture
 // positions solved again), and rule values through their .rul files; where
 // there is no room at all, through the probe cache.
@@ -64,14 +65,17 @@ class Builder {
 public:
     static constexpr int N = V::board_size;
 
-    Builder(const BuildOptions& o, BuildPlan& plan) : o_(o), plan_(plan), jobs_(plan.jobs().size()) {}
+    Builder(const BuildOptions& o, BuildPlan& plan)
+        : o_(o),
+          plan_(plan),
+          budget_(o.memory_bytes ? o.memory_bytes : default_memory_bytes()),
+          kept_(budget_),
+          jobs_(plan.jobs().size()) {}
 
     BuildReport run() {
         const Clock::time_point start = Clock::now();
-        budget_ = o_.memory_bytes ? o_.memory_bytes : default_memory_bytes();
         report_.memory_budget_bytes = budget_;
         for (const std::string& note : plan_.notes()) fmt::print("{}\n", note);
-        for (const PlannedMaterial& p : plan_.materials()) kept_[p.material].plan = &p;
         std::uint64_t to_build = 0;
         std::size_t building = 0;
         std::vector<Scheduler::Unit> units;
@@ -82,14 +86,15 @@ public:
                 ++building;
                 to_build += job.positions;
             }
-            for (const Material& s : plan_.at(job.material).successors) ++(plain ? kept_[s].plain.uses : kept_[s].rules.uses);
+            for (const Material& s : plan_.at(job.material).successors)
+                kept_.add_use(s, plain ? TableKind::dtw : TableKind::rul);
             units.push_back({job.positions, job.waits_for, job.reads, !plain, working_bytes(static_cast<int>(i))});
         }
         // One rank, as many jobs at once as fit the budget, once the kept
-        // values no job in work reads are packed if need be (make_room).
+        // values no job in work reads are packed if need be.
         scheduler_.emplace(std::move(units), std::vector<int>{std::numeric_limits<int>::max()}, 1, false,
                            Scheduler::Memory{{}, [this](int, std::uint64_t bytes) {
-                                                 return make_room(bytes - working_, -1);
+                                                 return kept_.make_room(bytes - working_);
                                              }});
         start_ = start;
         Progress progress(o_.output, building, to_build);
@@ -111,8 +116,16 @@ public:
             group_.wait();
         }
         if (!scheduler_->all_finished()) throw std::logic_error("the build stopped with jobs left that cannot start");
-        kept_.clear();
         keep_packed(plan_.variant_dir(), {});  // every job that read them is done
+        const KeptTables::Counts kept = kept_.counts();
+        report_.kept.packed = kept.packed;
+        report_.kept.packed_from_bytes = kept.packed_from_bytes;
+        report_.kept.packed_to_bytes = kept.packed_to_bytes;
+        report_.kept.packing_seconds = kept.packing_seconds;
+        report_.kept.unpacked = kept.unpacked;
+        report_.kept.unpacking_seconds = kept.unpacking_seconds;
+        report_.kept.let_go = kept.let_go;
+        report_.peak_held_bytes = kept.peak_bytes;
         report_.seconds = seconds_since(start);
         report_.processor_seconds = cpu_seconds();
         report_.positions_built = to_build;
@@ -121,28 +134,18 @@ public:
     }
 
 private:
-    // A material's values of one kind (plain or rule) kept for the jobs
-    // still to run that read them.
-    template <class Values>
-    struct Slot {
-        int uses = 0;  // jobs still to run that read them
-        std::shared_ptr<const Values> values;  // in memory while some use is left and there is room
-        bool loading = false;     // being read for a job; others wait
-        bool load_tried = false;  // there was no room to: read through the probe cache
-    };
-    struct Kept {
-        const PlannedMaterial* plan = nullptr;
-        Slot<SolvedValues> plain;
-        std::unique_ptr<PackedCodes> packed;  // the plain values, once they gave up their room
-        bool on_disk = false;  // the plain values' packed form is written (by this run)
-        Slot<RuleValues> rules;
-    };
     struct JobState {
         std::uint64_t pairs_at_once = 1;  // a plain job: big pairs it solves at once (working_bytes())
         std::uint64_t working_bytes = 0;  // while it runs
     };
 
     const BuildJob& job(int i) const { return plan_.jobs()[i]; }
+
+    // What job i reads: never let go to make room for it.
+    KeptTables::Reads reads(int i) const {
+        return {plan_.at(job(i).material).successors,
+                job(i).kind == BuildJob::Kind::rule ? TableKind::rul : TableKind::dtw};
+    }
 
     // Starts the jobs the scheduler gives: a second job at once only if its
     // working set fits once kept tables are packed (it is not worth letting
@@ -153,10 +156,13 @@ private:
         for (const Scheduler::Assignment& a : scheduler_->assign(seconds_since(start_))) {
             const int i = a.unit;
             const std::uint64_t bytes = jobs_[i].working_bytes;
-            if (running_ == 0) make_room(bytes, i);
+            if (running_ == 0) {
+                const KeptTables::Reads read = reads(i);
+                kept_.make_room(bytes, &read);
+            }
             ++running_;
             working_ += bytes;
-            hold(bytes);
+            kept_.hold(bytes);
             group_.run([this, i] {
                 if (job(i).kind == BuildJob::Kind::plain)
                     solve(i);
@@ -180,79 +186,6 @@ private:
             state.working_bytes = w.bytes;
         }
         return state.working_bytes;
-    }
-
-    // Whether `bytes` more fit the budget, once the kept values no job in
-    // work reads give up room if need be, those with the fewest uses left
-    // first: plain tables packed in memory first, then, for job
-    // `dropping_for` (-1: none), rule values and packed tables let go, those
-    // it reads excepted (read from their packed forms when needed again, or
-    // where there is none, from their table files or through the probe
-    // cache). Called with the mutex held.
-    bool make_room(std::uint64_t bytes, int dropping_for) {
-        const auto fits = [&] { return memory_ + bytes <= budget_; };
-        const auto fewest_uses_first = [](const Kept* a, const Kept* b) { return a->plain.uses < b->plain.uses; };
-        if (fits()) return true;
-        std::vector<Kept*> unused;
-        for (auto& [m, kept] : kept_)
-            if (kept.plain.values && kept.plain.values.use_count() == 1 && !kept.plain.loading) unused.push_back(&kept);
-        std::sort(unused.begin(), unused.end(), fewest_uses_first);
-        for (Kept* kept : unused) {
-            if (fits()) return true;
-            if (!kept->packed) {
-                kept->packed = pack(*kept->plain.values);
-                hold(kept->packed->bytes());
-            }
-            memory_ -= kept->plain.values->bytes();
-            kept->plain.values.reset();
-            kept->plain.load_tried = false;  // it may be unpacked when there is room again
-        }
-        if (dropping_for < 0) return fits();
-        const std::vector<Material>& reads = plan_.at(job(dropping_for).material).successors;
-        const bool reads_rules = job(dropping_for).kind == BuildJob::Kind::rule;
-        const auto read = [&](const Material& m, bool rules) {
-            return rules == reads_rules && std::find(reads.begin(), reads.end(), m) != reads.end();
-        };
-        std::vector<Kept*> rules;
-        for (auto& [m, kept] : kept_)
-            if (kept.rules.values && kept.rules.values.use_count() == 1 && !read(m, true)) rules.push_back(&kept);
-        std::sort(rules.begin(), rules.end(), [](const Kept* a, const Kept* b) { return a->rules.uses < b->rules.uses; });
-        for (Kept* kept : rules) {
-            if (fits()) return true;
-            memory_ -= kept->rules.values->bytes();
-            kept->rules.values.reset();
-            kept->rules.load_tried = false;
-        }
-        std::vector<Kept*> packed;
-        for (auto& [m, kept] : kept_)
-            if (kept.packed && !kept.plain.values && !kept.plain.loading && !read(m, false)) packed.push_back(&kept);
-        std::uint64_t droppable = 0;  // let go only if that makes room
-        for (const Kept* kept : packed) droppable += kept->packed->bytes();
-        if (memory_ - droppable + bytes > budget_) return false;
-        // Those on disk first: the others are read back from their table files.
-        std::sort(packed.begin(), packed.end(), [](const Kept* a, const Kept* b) {
-            return a->on_disk != b->on_disk ? a->on_disk : a->plain.uses < b->plain.uses;
-        });
-        for (Kept* kept : packed) {
-            if (fits()) return true;
-            memory_ -= kept->packed->bytes();
-            kept->packed.reset();
-            kept->plain.load_tried = false;  // it may be read when there is room again
-            ++report_.kept.let_go;
-        }
-        return fits();
-    }
-
-    // A kept table packed (called with the mutex held: its threads take no
-    // other task meanwhile, which could wait for the mutex).
-    std::unique_ptr<PackedCodes> pack(const SolvedValues& values) {
-        const Clock::time_point start = Clock::now();
-        auto packed = tbb::this_task_arena::isolate([&] { return std::make_unique<PackedCodes>(values); });
-        report_.kept.packing_seconds += seconds_since(start);
-        ++report_.kept.packed;
-        report_.kept.packed_from_bytes += packed->unpacked_bytes();
-        report_.kept.packed_to_bytes += packed->bytes();
-        return packed;
     }
 
     // Writes the packed form of values a later job reads (`write` does it,
@@ -285,67 +218,57 @@ private:
     // build before this one did not leave it), read back from its table
     // file, its capture positions solved again from the tables they lead to.
     std::shared_ptr<const SolvedValues> acquire(const Material& s, int reader) {
-        std::unique_lock lock(mutex_);
-        Kept& node = kept_[s];
-        loaded_.wait(lock, [&] { return !node.plain.loading; });
-        if (node.plain.values || node.plain.load_tried) return node.plain.values;
-        node.plain.load_tried = true;
-        node.plain.loading = true;  // make_room leaves it be
-        const std::uint64_t positions = node.plan->positions;
-        const bool room = make_room(node.packed ? 2 * positions : SolvedValues::bytes_for(positions), reader);
-        const auto done = [&](std::shared_ptr<const SolvedValues> values) {
-            if (!lock.owns_lock()) lock.lock();
-            node.plain.loading = false;
-            node.plain.values = std::move(values);
-            loaded_.notify_all();
-            return node.plain.values;
-        };
-        if (!room) return done(nullptr);
-        hold(2 * positions);  // codes only, once the capture marks are dropped
-        try {
-            if (node.packed) {
-                const PackedCodes& packed = *node.packed;
-                lock.unlock();
-                const Clock::time_point start = Clock::now();
-                auto values = std::make_shared<const SolvedValues>(packed.unpack());
-                const double seconds = seconds_since(start);
-                lock.lock();
-                ++report_.kept.unpacked;
-                report_.kept.unpacking_seconds += seconds;
-                return done(std::move(values));
-            }
+        const Loading loading(*this, {s, TableKind::dtw});
+        const KeptTables::Reads read = reads(reader);
+        if (auto values = kept_.find(s, &read)) return values;
+        if (!kept_.make_room(SolvedValues::bytes_for(plan_.at(s).positions), &read)) return nullptr;
+        const Clock::time_point start = Clock::now();
+        std::optional<SolvedValues> loaded =
+            read_packed(s, TableKind::dtw, [&] { return read_packed_table<V>(plan_.variant_dir(), s); });
+        const bool packed = loaded.has_value();
+        if (!packed) {
             // Its capture positions answered from the tables it leads to that are in memory, or from their files.
-            std::vector<std::shared_ptr<const SolvedValues>> known;
-            for (const Material& t : node.plan->successors)
-                if (kept_[t].plain.values) known.push_back(kept_[t].plain.values);
-            lock.unlock();
-            const Clock::time_point start = Clock::now();
-            std::optional<SolvedValues> loaded = read_packed(s, TableKind::dtw, [&] {
-                return read_packed_table<V>(plan_.variant_dir(), s);
-            });
-            const bool packed = loaded.has_value();
-            if (!packed) {
-                const TableFile file = open_dtw_table<V>(plan_.variant_dir(), s);
-                const Prober<V> prober(o_.dir);
-                loaded = load_solved_values<V>(file, Successors<V>(known, &prober), 0, file.header().block_count());
-            }
-            loaded->drop_capture_marks();
-            const double seconds = seconds_since(start);
-            if (!packed)
-                progress_->note(fmt::format(
-                    "{:<10} read back from its file, capture positions solved again: {:.1f} s", s.name(), seconds));
-            lock.lock();
+            const TableFile file = open_dtw_table<V>(plan_.variant_dir(), s);
+            const Prober<V> prober(o_.dir);
+            loaded = load_solved_values<V>(file, Successors<V>(kept_.find_all(plan_.at(s).successors), &prober), 0,
+                                           file.header().block_count());
+        }
+        loaded->drop_capture_marks();
+        const double seconds = seconds_since(start);
+        if (!packed)
+            progress_->note(fmt::format("{:<10} read back from its file, capture positions solved again: {:.1f} s",
+                                        s.name(), seconds));
+        {
+            const std::lock_guard lock(mutex_);
             ++(packed ? report_.kept.read_packed : report_.kept.read_back);
             (packed ? report_.kept.read_packed_seconds : report_.kept.read_back_seconds) += seconds;
-            return done(std::make_shared<const SolvedValues>(std::move(*loaded)));
-        } catch (...) {
-            if (!lock.owns_lock()) lock.lock();
-            memory_ -= 2 * positions;
-            node.plain.loading = false;
-            loaded_.notify_all();
-            throw;
         }
+        auto values = std::make_shared<const SolvedValues>(std::move(*loaded));
+        kept_.keep(values);
+        return values;
     }
+
+    // While a job reads values into memory, the other jobs that want the
+    // same wait for them (and find them kept) instead of reading them too.
+    class Loading {
+    public:
+        Loading(Builder& builder, std::pair<Material, TableKind> what) : builder_(builder), what_(std::move(what)) {
+            std::unique_lock lock(builder_.mutex_);
+            builder_.loaded_.wait(lock, [&] { return !builder_.loading_.count(what_); });
+            builder_.loading_.insert(what_);
+        }
+        Loading(const Loading&) = delete;
+        Loading& operator=(const Loading&) = delete;
+        ~Loading() {
+            const std::lock_guard lock(builder_.mutex_);
+            builder_.loading_.erase(what_);
+            builder_.loaded_.notify_all();
+        }
+
+    private:
+        Builder& builder_;
+        std::pair<Material, TableKind> what_;
+    };
 
     // s's values of `kind` from its packed form (`read` reads it), or none
     // if it has none (it was not written, or is no longer there); one that
@@ -361,51 +284,23 @@ private:
     // null: read through its .rul file. Values let go are read from their
     // packed form where there is one and room for them.
     std::shared_ptr<const RuleValues> acquire_rules(const Material& s, int reader) {
-        std::unique_lock lock(mutex_);
-        Slot<RuleValues>& slot = kept_[s].rules;
-        loaded_.wait(lock, [&] { return !slot.loading; });
-        if (slot.values || slot.load_tried) return slot.values;
-        slot.load_tried = true;
-        const std::uint64_t positions = kept_[s].plan->positions;
+        const Loading loading(*this, {s, TableKind::rul});
+        if (auto values = kept_.find_rules(s)) return values;
+        const std::uint64_t positions = plan_.at(s).positions;
         const std::uint64_t bytes = governing_count<typename V::draw_rules>(s).has_road() ? 2 * positions : positions;
-        if (!has_packed(plan_.variant_dir(), s, TableKind::rul) ||
-            !make_room(bytes, reader))
-            return nullptr;
-        slot.loading = true;
-        hold(bytes);
-        lock.unlock();
+        const KeptTables::Reads read = reads(reader);
+        if (!has_packed(plan_.variant_dir(), s, TableKind::rul) || !kept_.make_room(bytes, &read)) return nullptr;
         const Clock::time_point start = Clock::now();
         std::optional<std::shared_ptr<const RuleValues>> values =
             read_packed(s, TableKind::rul, [&] { return read_packed_rules<V>(plan_.variant_dir(), s); });
-        const double seconds = seconds_since(start);
-        lock.lock();
-        slot.loading = false;
-        loaded_.notify_all();
-        if (!values) {
-            memory_ -= bytes;
-            return nullptr;
+        if (!values) return nullptr;
+        {
+            const std::lock_guard lock(mutex_);
+            ++report_.kept.read_packed;
+            report_.kept.read_packed_seconds += seconds_since(start);
         }
-        ++report_.kept.read_packed;
-        report_.kept.read_packed_seconds += seconds;
-        slot.values = std::move(*values);
-        return slot.values;
-    }
-
-    // A job that read s has solved its values: once no job left reads s's
-    // values of that kind, they are let go, and true returned: the caller
-    // removes their packed form once its own job is in the manifest (a build
-    // killed before that solves the job again, and reads them again). Called
-    // with the mutex held.
-    template <class Values>
-    bool release(const Material& s, Slot<Values>& slot) {
-        if (--slot.uses > 0) return false;
-        if (slot.values) memory_ -= slot.values->bytes();
-        slot.values.reset();
-        if (std::is_same_v<Values, SolvedValues> && kept_[s].packed) {
-            memory_ -= kept_[s].packed->bytes();
-            kept_[s].packed.reset();
-        }
-        return true;
+        kept_.keep(*values);
+        return *values;
     }
 
     // Plain job i: its material solved and its .wld and .dtw written.
@@ -424,22 +319,11 @@ private:
             const SuccessorTables<V> tables(p.successors, o_.dir, [&](const Material& s) { return acquire(s, i); });
             solved = solve_material<V>(m, tables.get(), hooks, jobs_[i].pairs_at_once, o_.solver);
         }  // the tables it read let go before they are released
-        std::vector<Material> unread;  // successors no job left reads
-        {
-            const std::lock_guard lock(mutex_);
-            for (const Material& s : p.successors)
-                if (release(s, kept_[s].plain)) unread.push_back(s);
-        }
-
+        const std::vector<Material> unread = release(p, TableKind::dtw);
         work_profile::Scope::set_level(-1);
         ManifestEntry entry = write_solved(o_, N, plan_.variant_dir(), solved);
         maybe_kill_after_write(m);
-        Kept& kept = kept_[m];  // the map's nodes stay where they are
-        bool read_later = false;
-        {
-            const std::lock_guard lock(mutex_);
-            read_later = kept.plain.uses > 0;
-        }
+        const bool read_later = kept_.uses(m, TableKind::dtw) > 0;
         const bool on_disk = read_later && write_packed(m.name(), [&] {
             write_packed_table(plan_.variant_dir(), solved, entry.dtw_checksum);
             return std::filesystem::file_size(packed_file(plan_.variant_dir(), m, TableKind::dtw));
@@ -452,10 +336,10 @@ private:
             plan_.manifest().save(plan_.variant_dir() / Manifest::file_name);
             for (const Material& s : unread) remove_packed(plan_.variant_dir(), s, TableKind::dtw);
             report_.materials.push_back({entry, false});
-            kept.on_disk = on_disk;
-            // Kept, or let go before the next jobs take its room.
+            // Kept (as it is if it fits, else packed), or let go before the next jobs take its room.
+            if (on_disk) kept_.on_disk(m);
             if (read_later)
-                keep(kept, std::make_shared<const SolvedValues>(std::move(solved)));
+                kept_.keep(std::make_shared<const SolvedValues>(std::move(solved)));
             else
                 solved = SolvedValues();
             done(i);
@@ -476,16 +360,9 @@ private:
             if (auto values = acquire_rules(s, i)) held.push_back(std::move(values));
         SolvedRules solved = solve_rule_job<V>(o_, plan_.variant_dir(), p, held);
         held.clear();
-        Kept& kept = kept_[m];
-        bool read_later = false;
+        const std::vector<Material> unread = release(p, TableKind::rul);
+        const bool read_later = kept_.uses(m, TableKind::rul) > 0;
         std::string line;
-        std::vector<Material> unread;  // successors no job left reads
-        {
-            const std::lock_guard lock(mutex_);
-            for (const Material& s : p.successors)
-                if (release(s, kept_[s].rules)) unread.push_back(s);
-            read_later = kept.rules.uses > 0;
-        }
         if (read_later)
             write_packed(name, [&] {
                 write_packed_rules(plan_.variant_dir(), *solved.values, solved.entry.checksum);
@@ -496,10 +373,7 @@ private:
             line = record_rule_table(plan_, m, job(i).positions, solved.entry, *report_.rules);
             for (const Material& s : unread) remove_packed(plan_.variant_dir(), s, TableKind::rul);
             // Kept as they are if they fit, once kept tables are packed, or let go.
-            if (read_later && make_room(solved.values->bytes(), -1)) {
-                hold(solved.values->bytes());
-                kept.rules.values = std::move(solved.values);
-            }
+            if (read_later) kept_.keep(std::move(solved.values));
             solved.values.reset();
             done(i);
         }
@@ -510,7 +384,7 @@ private:
     // Job i is done: its working set is let go and the jobs it held up that
     // are now ready start if they fit (called with the mutex held).
     void done(int i) {
-        memory_ -= jobs_[i].working_bytes;
+        kept_.free(jobs_[i].working_bytes);
         working_ -= jobs_[i].working_bytes;
         --running_;
         scheduler_->released(i, 0);
@@ -518,40 +392,30 @@ private:
         start_ready();
     }
 
-    // Keeps a table just solved for the jobs that read it: as it is if it
-    // fits, else packed if that fits once other kept tables give up room
-    // (called with the mutex held); if not, it is read from its packed form.
-    void keep(Kept& kept, std::shared_ptr<const SolvedValues> values) {
-        if (memory_ + values->bytes() <= budget_) {
-            hold(values->bytes());
-            kept.plain.values = std::move(values);
-            return;
-        }
-        std::unique_ptr<PackedCodes> packed = pack(*values);
-        if (!make_room(packed->bytes(), -1)) return;
-        hold(packed->bytes());
-        kept.packed = std::move(packed);
-    }
-
-    // Counts `bytes` more held (called with the mutex held).
-    void hold(std::uint64_t bytes) {
-        memory_ += bytes;
-        report_.peak_held_bytes = std::max(report_.peak_held_bytes, memory_);
+    // A job that read p's successors' values of `kind` has solved them:
+    // those no job left reads are let go, and returned: the caller removes
+    // their packed forms once its own job is in the manifest (a build killed
+    // before that solves the job again, and reads them again).
+    std::vector<Material> release(const PlannedMaterial& p, TableKind kind) {
+        std::vector<Material> unread;
+        for (const Material& s : p.successors)
+            if (kept_.used(s, kind)) unread.push_back(s);
+        return unread;
     }
 
     const BuildOptions& o_;
     BuildPlan& plan_;
-    std::uint64_t budget_ = 0;
-    std::uint64_t memory_ = 0;  // values kept in memory and working sets of the jobs in work
+    std::uint64_t budget_;
+    KeptTables kept_;  // values kept for the jobs left, and the working sets of the jobs in work
     std::uint64_t working_ = 0;  // working sets of the jobs in work
     int running_ = 0;           // jobs in work
     std::vector<JobState> jobs_;    // as plan_.jobs()
     std::optional<Scheduler> scheduler_;
     Clock::time_point start_;
-    std::map<Material, Kept> kept_;  // every material of the plan
     std::mutex mutex_;
     bool packed_failed_ = false;  // a packed form could not be written: said once
-    std::condition_variable loaded_;  // values unpacked or read (Slot::loading)
+    std::set<std::pair<Material, TableKind>> loading_;  // values being read into memory (Loading)
+    std::condition_variable loaded_;  // and no longer
     tbb::task_group group_;
     Progress* progress_ = nullptr;
     BuildReport report_;

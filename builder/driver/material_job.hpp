@@ -20,7 +20,7 @@
 #include "builder/output/table_writer.hpp"
 #include "builder/team/team.hpp"
 #include "builder/team/team_tables.hpp"
-#include "builder/values/values_cache.hpp"
+#include "builder/values/kept_tables.hpp"
 #include "builder/system/work_profile.hpp"
 #include "probe/prober.hpp"
 
@@ -133,7 +133,7 @@ private:
     std::optional<Successors<V>> successors_;
 };
 
-// Where a team member finds tables besides its cache and their files: the
+// Where a team member finds tables besides its kept ones and their files: the
 // other ranks that keep them (builder/mpi/table_exchange.hpp). Either may be empty.
 struct TableSources {
     // Table s whole, or null if no one else has it all.
@@ -147,40 +147,42 @@ struct TableSources {
     // Told, on every member, its range of m's values once the tables are
     // written, with the .dtw's table checksum (may be empty).
     std::function<void(const SolvedValues& home, std::uint64_t dtw_checksum)> written;
-    // Whether each member keeps its range of m's values in its cache once
-    // written: some job will read them.
+    // Whether each member keeps its range of m's values once written: some
+    // job will read them.
     bool keep_home = true;
 };
 
 // Solves material m with `team` and writes its tables. The tables m leads to
-// are held whole by every member where each has room in its `cache` (null:
-// none), taken in order of size, the members agreeing table by table. A
+// are held whole by every member where each has room among its `kept`
+// tables (null: none), taken in order of size, the members agreeing table
+// by table. A
 // member that has one sends it to those that lack it; if none has it, member
 // 0 tries `sources.whole`, and else the team reads it from its file together
 // (load_whole_in_team); all keep it. The others are shared out, every member
 // taking its range of them from `sources.range` or else from the file.
 // Tables are read from `variant_dir`. Each member solves its share and
-// compresses its range of the tables, and keeps that range in its cache (to
-// be asked for it later) unless sources.keep_home says no job reads it;
+// compresses its range of the tables, and keeps that range (to be asked for
+// it later) unless sources.keep_home says no job reads it;
 // member 0 writes the files and gets the manifest entry, the others nothing.
 template <class V>
 std::optional<ManifestEntry> solve_in_team(Team& team, const BuildOptions& o, const std::filesystem::path& variant_dir,
-                                           const Material& m, ValuesCache* cache, const TableSources& sources = {},
+                                           const Material& m, KeptTables* kept, const TableSources& sources = {},
                                            SolveProgress progress = {}) {
     std::vector<Material> leads_to = successors(m);
     const auto positions = table_positions<V::board_size>;
     std::stable_sort(leads_to.begin(), leads_to.end(),
                      [&](const Material& a, const Material& b) { return positions(a) < positions(b); });
+    const KeptTables::Reads reads{leads_to, TableKind::dtw};
     const Prober<V> prober(o.dir);
     const auto k = static_cast<std::uint64_t>(team.size());
     std::vector<std::shared_ptr<const SolvedValues>> held;
     std::vector<Material> shared;
     ReadBacks read_back;
     for (const Material& s : leads_to) {
-        std::shared_ptr<const SolvedValues> copy = cache ? cache->find_whole(s) : nullptr;
+        std::shared_ptr<const SolvedValues> copy = kept ? kept->find_whole(s, &reads) : nullptr;
         const bool worth = static_cast<double>(k) * static_cast<double>(positions(s)) <=
                            o.team.held_ratio * static_cast<double>(positions(m));
-        const bool room = worth && (copy || (cache && cache->room_for(SolvedValues::bytes_for(positions(s)))));
+        const bool room = worth && (copy || (kept && kept->make_room(SolvedValues::bytes_for(positions(s)), &reads)));
         if (team.all_sum(room ? 1 : 0) != k) {
             shared.push_back(s);
             continue;
@@ -197,13 +199,13 @@ std::optional<ManifestEntry> solve_in_team(Team& team, const BuildOptions& o, co
             } else {
                 // Capture positions of s are answered from the tables held so far and what this rank has.
                 std::vector<std::shared_ptr<const SolvedValues>> known = held;
-                for (auto& t : cache->find_all(successors(s))) known.push_back(std::move(t));
+                for (auto& t : kept->find_all(successors(s))) known.push_back(std::move(t));
                 read_back.count([&] {
                     copy = std::make_shared<const SolvedValues>(
                         load_whole_in_team<V>(team, open_dtw_table<V>(variant_dir, s), Successors<V>(known, &prober)));
                 });
             }
-            cache->keep(copy);
+            kept->keep(copy);
         }
         held.push_back(std::move(copy));
     }
@@ -218,7 +220,7 @@ std::optional<ManifestEntry> solve_in_team(Team& team, const BuildOptions& o, co
     const std::uint64_t checksum = team.all_max(team.rank() == 0 ? written.dtw_checksum : 0);
     if (sources.written) sources.written(*home, checksum);
     ManifestEntry entry = count_values(*home);
-    if (cache && sources.keep_home) cache->keep(home);
+    if (kept && sources.keep_home) kept->keep(home);
     entry.positions = team.all_sum(entry.positions);
     entry.wins = team.all_sum(entry.wins);
     entry.draws = team.all_sum(entry.draws);

@@ -99,7 +99,7 @@ namespace {
 // copied.
 void unpack_into(const FramesFile& read, std::uint64_t from, std::uint64_t n, SolvedValues& into, std::uint64_t a,
                  std::uint64_t b, const std::filesystem::path& file) {
-    constexpr int shift = PackedCodes::frame_shift;
+    constexpr int shift = PackedRange::frame_shift;
     const std::span<const std::uint64_t> sizes = read.frames.frame_bytes;
     if (sizes.size() != packed_frames(n)) throw std::runtime_error(file.string() + ": frames missing");
     const std::uint64_t f0 = (a - from) >> shift, f1 = ((b - 1 - from) >> shift) + 1;

@@ -37,8 +37,8 @@ void for_each_piece(Byte* data, std::size_t bytes, F&& f) {
 
 }  // namespace
 
-TableExchange::TableExchange(MPI_Comm comm, ValuesCache& cache, std::uint64_t kept_parts_budget)
-    : comm_(comm), cache_(cache), part_positions_(default_part_positions), kept_parts_(kept_parts_budget) {
+TableExchange::TableExchange(MPI_Comm comm, KeptTables& kept, std::uint64_t kept_parts_budget)
+    : comm_(comm), kept_(kept), part_positions_(default_part_positions), kept_parts_(kept_parts_budget) {
     if (const char* part = std::getenv("DTB_TEST_PART_POSITIONS"); part && *part) {
         part_positions_ = std::strtoull(part, nullptr, 10);
         if (part_positions_ == 0 || part_positions_ % 64 != 0)
@@ -69,7 +69,7 @@ bool TableExchange::serve() {
             same->askers.emplace_back(asker, tag);
             continue;
         }
-        std::shared_ptr<const SolvedValues> values = cache_.find(key.material);
+        std::shared_ptr<const SolvedValues> values = kept_.find(key.material);
         if (values && (count == 0 || !values->holds(first) || !values->holds(first + count - 1))) values = nullptr;
         if (!values) {
             refuse(asker, tag);

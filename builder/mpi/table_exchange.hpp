@@ -28,18 +28,18 @@
 #include "builder/values/packed_codes.hpp"
 #include "builder/values/packed_parts.hpp"
 #include "builder/values/solved_values.hpp"
-#include "builder/values/values_cache.hpp"
+#include "builder/values/kept_tables.hpp"
 
 namespace dtb::mpi {
 
 class TableExchange {
 public:
-    // `comm` is this exchange's own copy of MPI_COMM_WORLD; `cache` the
+    // `comm` is this exchange's own copy of MPI_COMM_WORLD; `kept` the
     // tables this rank holds; `kept_parts_budget` the bytes of packed parts
     // kept for the next asker. Parts of 2^26 positions, or of
     // DTB_TEST_PART_POSITIONS (a multiple of 64) where the tests set it, to
     // ask for tables in many parts.
-    TableExchange(MPI_Comm comm, ValuesCache& cache, std::uint64_t kept_parts_budget);
+    TableExchange(MPI_Comm comm, KeptTables& kept, std::uint64_t kept_parts_budget);
     TableExchange(const TableExchange&) = delete;
     TableExchange& operator=(const TableExchange&) = delete;
 
@@ -85,7 +85,7 @@ private:
     void send(int asker, int tag, std::shared_ptr<const PackedRange> packed);
 
     MPI_Comm comm_;
-    ValuesCache& cache_;
+    KeptTables& kept_;
     std::uint64_t part_positions_;
     std::list<Packing> packing_;  // the main thread's only
     std::list<Sending> sending_;  // the main thread's only

@@ -4,7 +4,7 @@
 // solves them in oneTBB tasks of an arena of its own: whole materials and
 // rule tables, several at once, or its share of a material in a team
 // (MpiTeam), alone on the rank. It keeps what it solved or read within its
-// memory budget (ValuesCache, KeptRuleValues) while some job left reads it
+// memory budget (KeptTables, as one process does) while some job left reads it
 // (the coordinator says when none does), answers other ranks that ask
 // for its tables (TableExchange), and writes the tables it solves; the
 // coordinator writes the manifest.
@@ -36,9 +36,8 @@
 #include "builder/mpi/mpi_team.hpp"
 #include "builder/mpi/session.hpp"
 #include "builder/mpi/table_exchange.hpp"
-#include "builder/values/rule_values.hpp"
+#include "builder/values/kept_tables.hpp"
 #include "builder/values/table_loader.hpp"
-#include "builder/values/values_cache.hpp"
 
 namespace dtb::mpi {
 
@@ -73,12 +72,10 @@ public:
         : o_(o),
           session_(session),
           variant_dir_(o.dir / o.variant),
-          // With --rules, a quarter of the budget keeps rule values.
-          cache_(o.rules ? memory_budget(o, session) / 4 * 3 : memory_budget(o, session)),
-          rules_(o.rules ? memory_budget(o, session) / 4 : 0),
+          kept_(memory_budget(o, session)),
           // Packed parts kept for askers: about a tenth of the tables'
           // bytes, so a sixteenth of the budget keeps parts of most of them.
-          exchange_(session.tables, cache_, memory_budget(o, session) / 16) {
+          exchange_(session.tables, kept_, memory_budget(o, session) / 16) {
         // The calling thread counted as one more (oneTBB would otherwise size
         // the arena from the processor affinity a launcher sets, one core
         // per rank by default).
@@ -95,8 +92,9 @@ public:
         counts_.tables_read_back = static_cast<std::uint64_t>(read_back_.tables);
         counts_.read_back_seconds = read_back_.seconds;
         counts_.read_back_cpu_seconds = read_back_.processor;
-        counts_.kept_packed = cache_.packed();
-        counts_.kept_unpacked = cache_.unpacked();
+        const KeptTables::Counts kept = kept_.counts();
+        counts_.kept_packed = static_cast<std::uint64_t>(kept.packed);
+        counts_.kept_unpacked = static_cast<std::uint64_t>(kept.unpacked);
         counts_.packed_written = packed_written_;
         counts_.packed_read = packed_read_;
         counts_.packed_failed = packed_failed_;
@@ -108,7 +106,7 @@ public:
 
     // A rank's memory: --memory, or three quarters of the node's shared by
     // the ranks on it. It holds the working sets of the jobs in work and the
-    // tables kept (with --rules, a quarter of it the rule values).
+    // values kept, plain and rule.
     static std::uint64_t memory_budget(const BuildOptions& o, const Session& s) {
         return o.memory_bytes ? o.memory_bytes : physical_memory() / 4 * 3 / static_cast<unsigned>(s.ranks_on_node);
     }
@@ -155,10 +153,10 @@ public:
                 Assignment a = assignment_from_text(message->second);
                 std::erase_if(a.holders.whole, [&](const auto& h) { return h.second == session_.rank; });
                 for (const Material& s : a.unread) {
-                    cache_.let_go(s);
+                    kept_.let_go(s, TableKind::dtw);
                     exchange_.let_go(s);
                 }
-                for (const Material& s : a.unread_rules) rules_.let_go(s);
+                for (const Material& s : a.unread_rules) kept_.let_go(s, TableKind::rul);
                 if (running++ == 0) account(false);
                 ++(a.rules ? counts_.rule_tables : a.team.size() == 1 ? counts_.materials_alone : counts_.team_materials);
                 ++live;
@@ -205,7 +203,7 @@ private:
                 if (!exchange_.fetch(team[j], a, b - a, into)) return false;
                 continue;
             }
-            const std::shared_ptr<const SolvedValues> mine = cache_.find(s);  // this rank's own range
+            const std::shared_ptr<const SolvedValues> mine = kept_.find(s);  // this rank's own range
             if (!mine || !mine->holds(a) || !mine->holds(b - 1)) return false;
             std::copy_n(mine->codes.data() + (a - mine->first), b - a, into.codes.data() + (a - first));
             std::copy_n(mine->capture.data() + (a - mine->first) / 64, (b - a + 63) / 64,
@@ -219,16 +217,17 @@ private:
         if (!holders.whole.count(s) && !holders.shares.count(s)) return nullptr;
         auto values = std::make_shared<SolvedValues>(s, Index<N>(s).size());
         if (!fill(*values, holders)) return nullptr;
-        cache_.keep(values);
+        kept_.keep(values);
         return values;
     }
 
-    // Table s whole in this rank's memory: kept, asked of the ranks that
-    // solved it, read from its packed form, or read back from its file; null
-    // if the rank has no room for it.
-    std::shared_ptr<const SolvedValues> whole_table(const Material& s, const Holders& holders) {
-        std::shared_ptr<const SolvedValues> values = cache_.find_whole(s);
-        if (values || !cache_.room_for(SolvedValues::bytes_for(table_positions<N>(s)))) return values;
+    // Table s whole in this rank's memory, for a job that reads `reads`:
+    // kept, asked of the ranks that solved it, read from its packed form, or
+    // read back from its file; null if the rank has no room for it.
+    std::shared_ptr<const SolvedValues> whole_table(const Material& s, const Holders& holders,
+                                                    const KeptTables::Reads& reads) {
+        std::shared_ptr<const SolvedValues> values = kept_.find_whole(s, &reads);
+        if (values || !kept_.make_room(SolvedValues::bytes_for(table_positions<N>(s)), &reads)) return values;
         if ((values = fetch(s, holders)) || (values = read_packed_whole(s))) return values;
         // Its capture positions answered from the tables it leads to that are here, or from their files.
         const TableFile file = open_dtw_table<V>(variant_dir_, s);
@@ -236,10 +235,10 @@ private:
         ReadBacks read;
         read.count([&] {
             values = std::make_shared<const SolvedValues>(load_solved_values<V>(
-                file, Successors<V>(cache_.find_all(successors(s)), &prober), 0, file.header().block_count()));
+                file, Successors<V>(kept_.find_all(successors(s)), &prober), 0, file.header().block_count()));
         });
         count_read_back(read);
-        cache_.keep(values);
+        kept_.keep(values);
         return values;
     }
 
@@ -248,7 +247,7 @@ private:
         auto packed = read_packed(s, TableKind::dtw, [&] { return read_packed_table<V>(variant_dir_, s); });
         if (!packed) return nullptr;
         auto values = std::make_shared<const SolvedValues>(std::move(*packed));
-        cache_.keep(values);
+        kept_.keep(values);
         return values;
     }
 
@@ -266,11 +265,13 @@ private:
         // As many big pairs at once as the solver's threads (the arena's workers
         // and the thread that passes messages), fewer where the budget requires.
         const WorkingSet w = plain_working_set<V>(m, solver_threads(), memory_budget(o_, session_), o_.solver);
+        const std::vector<Material> leads_to = successors(m);
+        const KeptTables::Reads reads{leads_to, TableKind::dtw};
         std::shared_ptr<const SolvedValues> values;
         {
-            const ValuesCache::Held working(cache_, w.bytes);
-            const SuccessorTables<V> tables(successors(m), o_.dir,
-                                            [&](const Material& s) { return whole_table(s, holders); });
+            const KeptTables::Held working(kept_, w.bytes, &reads);
+            const SuccessorTables<V> tables(leads_to, o_.dir,
+                                            [&](const Material& s) { return whole_table(s, holders, reads); });
             values = std::make_shared<const SolvedValues>(
                 solve_material<V>(m, tables.get(), {}, w.pairs_at_once, o_.solver));
         }
@@ -278,7 +279,7 @@ private:
         maybe_kill_after_write(m);
         if (pack) {  // some job reads it
             write_packed([&] { write_packed_table(variant_dir_, *values, entry.dtw_checksum); });
-            cache_.keep(std::move(values));  // for those that come here
+            kept_.keep(std::move(values));  // for those that come here
         }
         return entry;
     }
@@ -296,23 +297,24 @@ private:
         p.material = m;
         p.successors = successors(m);
         p.positions = table_positions<N>(m);
-        std::vector<std::shared_ptr<const RuleValues>> held = rules_.find_all(p.successors);
+        std::vector<std::shared_ptr<const RuleValues>> held = kept_.find_rules(p.successors);
         for (const Material& s : p.successors) {
             if (std::any_of(held.begin(), held.end(), [&](const auto& v) { return v->material == s; })) continue;
             if (auto read = read_packed(s, TableKind::rul, [&] { return read_packed_rules<V>(variant_dir_, s); })) {
                 held.push_back(std::move(*read));
-                rules_.keep(held.back());
+                kept_.keep(held.back());
             } else {
                 ++rules_through_files_;
             }
         }
         SolvedRules solved = [&] {
-            const ValuesCache::Held working(cache_, rule_working_bytes<V>(m, p.positions));
+            const KeptTables::Reads reads{p.successors, TableKind::rul};
+            const KeptTables::Held working(kept_, rule_working_bytes<V>(m, p.positions), &reads);
             return solve_rule_job<V>(o_, variant_dir_, p, held);
         }();
         if (pack) {  // some rule job reads them
             write_packed([&] { write_packed_rules(variant_dir_, *solved.values, solved.entry.checksum); });
-            rules_.keep(std::move(solved.values));
+            kept_.keep(std::move(solved.values));
         }
         ManifestEntry entry;
         entry.material = m;
@@ -357,9 +359,13 @@ private:
         hooks.level_started = [&](int level, int) {
             if (level == 0) maybe_kill_rank(session_.rank, m.name());
         };
-        const ValuesCache::Held working(
-            cache_, static_cast<std::uint64_t>(team_member_bytes * static_cast<double>(table_positions<N>(m)) /
-                                               static_cast<double>(team.size())));
+        const std::vector<Material> leads_to = successors(m);
+        const KeptTables::Reads reads{leads_to, TableKind::dtw};
+        const KeptTables::Held working(
+            kept_,
+            static_cast<std::uint64_t>(team_member_bytes * static_cast<double>(table_positions<N>(m)) /
+                                       static_cast<double>(team.size())),
+            &reads);
         TableSources sources;
         sources.whole = [&](const Material& s) {
             if (auto values = fetch(s, holders)) return values;
@@ -379,7 +385,7 @@ private:
                     write_packed_part(variant_dir_, home, checksum, mpi_team.rank(), mpi_team.size());
                 });
             };
-        std::optional<ManifestEntry> entry = solve_in_team<V>(mpi_team, o_, variant_dir_, m, &cache_, sources, hooks);
+        std::optional<ManifestEntry> entry = solve_in_team<V>(mpi_team, o_, variant_dir_, m, &kept_, sources, hooks);
         if (entry) maybe_kill_after_write(m);
         MPI_Comm_free(&comm);
         return entry;
@@ -388,8 +394,7 @@ private:
     const BuildOptions& o_;
     Session& session_;
     std::filesystem::path variant_dir_;
-    ValuesCache cache_;
-    KeptRuleValues rules_;
+    KeptTables kept_;
     // Jobs run side by side: packed forms written, read and failed, rule
     // values read through .rul files.
     std::atomic<std::uint64_t> packed_written_{0}, packed_read_{0}, packed_failed_{0}, rules_through_files_{0};

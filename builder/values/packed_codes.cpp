@@ -18,13 +18,6 @@ namespace dtb {
 
 namespace {
 
-// The codes of frame f.
-template <class Code>
-std::span<Code> frame_of(std::span<Code> codes, std::size_t f) {
-    const std::size_t first = f << PackedCodes::frame_shift;
-    return codes.subspan(first, std::min(codes.size() - first, std::size_t{1} << PackedCodes::frame_shift));
-}
-
 // The planes of a frame being packed or unpacked: one buffer a thread, kept
 // from frame to frame, so that no frame pays for 2 MiB of new zeroed memory.
 std::vector<std::byte>& frame_scratch(std::size_t bytes) {
@@ -47,7 +40,7 @@ std::vector<std::byte> pack_frame(std::span<const std::uint16_t> codes, std::spa
         raw[n + i] = static_cast<std::byte>(codes[i] >> 8);
     }
     if (!words.empty()) std::memcpy(raw.data() + 2 * n, words.data(), 8 * words.size());
-    return zstd_compress(raw, PackedCodes::level);
+    return zstd_compress(raw, PackedRange::level);
 }
 
 // A frame of pack_frame() back into `codes` and `words` (of its sizes): an
@@ -66,8 +59,16 @@ std::string unpack_frame(std::span<const std::byte> frame, std::span<std::uint16
 
 // Positions [first, first + count) of `values`: each frame's codes, then its capture words.
 std::size_t frame_positions(std::uint64_t count, std::size_t f) {
-    return static_cast<std::size_t>(std::min(count - (std::uint64_t{f} << PackedCodes::frame_shift),
-                                              std::uint64_t{1} << PackedCodes::frame_shift));
+    return static_cast<std::size_t>(std::min(count - (std::uint64_t{f} << PackedRange::frame_shift),
+                                              std::uint64_t{1} << PackedRange::frame_shift));
+}
+
+// The capture words of the n positions from `at` on (at a multiple of 64):
+// none if the values have let go of their capture marks.
+template <class Words>
+auto capture_words(Words& words, std::uint64_t at, std::size_t n) -> decltype(std::span(words)) {
+    if (words.empty()) return {};
+    return std::span(words).subspan(at / 64, (n + 63) / 64);
 }
 
 }  // namespace
@@ -77,11 +78,12 @@ PackedRange pack_range(const SolvedValues& values, std::uint64_t first, std::uin
     if ((first - values.first) % 64 != 0 || !values.holds(first) || !values.holds(first + count - 1))
         throw std::logic_error("packing a range that the values do not hold");
     std::vector<std::vector<std::byte>> frames(packed_frames(count));
+    work_profile::Step step(work_profile::Kind::pack, frames.size());
     tbb::parallel_for(std::size_t{0}, frames.size(), [&](std::size_t f) {
-        const std::uint64_t at = first - values.first + (std::uint64_t{f} << PackedCodes::frame_shift);
+        const auto piece = step.piece();
+        const std::uint64_t at = first - values.first + (std::uint64_t{f} << PackedRange::frame_shift);
         const std::size_t n = frame_positions(count, f);
-        frames[f] = pack_frame(std::span(values.codes).subspan(at, n),
-                               std::span(values.capture).subspan(at / 64, (n + 63) / 64));
+        frames[f] = pack_frame(std::span(values.codes).subspan(at, n), capture_words(values.capture, at, n));
     });
     PackedRange packed;
     std::uint64_t total = 0;
@@ -112,44 +114,17 @@ void unpack_range(std::span<const std::byte> bytes, std::span<const std::uint64_
     if (offsets.back() != bytes.size())
         throw std::runtime_error(what + " in " + std::to_string(bytes.size()) + " bytes where its frames add up to " +
                                  std::to_string(offsets.back()));
+    work_profile::Step step(work_profile::Kind::pack, frame_bytes.size());
     tbb::parallel_for(std::size_t{0}, frame_bytes.size(), [&](std::size_t f) {
-        const std::uint64_t at = first - into.first + (std::uint64_t{f} << PackedCodes::frame_shift);
+        const auto piece = step.piece();
+        const std::uint64_t at = first - into.first + (std::uint64_t{f} << PackedRange::frame_shift);
         const std::size_t n = frame_positions(count, f);
         if (const std::string wrong =
                 unpack_frame(bytes.subspan(offsets[f], frame_bytes[f]), std::span(into.codes).subspan(at, n),
-                             std::span(into.capture).subspan(at / 64, (n + 63) / 64));
+                             capture_words(into.capture, at, n));
             !wrong.empty())
             throw std::runtime_error(what + ": frame " + std::to_string(f) + " " + wrong);
     });
-}
-
-PackedCodes::PackedCodes(const SolvedValues& values)
-    : material_(values.material),
-      positions_per_side_(values.positions_per_side),
-      positions_(values.codes.size()),
-      max_code_(values.max_code) {
-    if (!values.whole()) throw std::logic_error("only whole tables are packed");
-    frames_.resize((positions_ + (1ull << frame_shift) - 1) >> frame_shift);
-    work_profile::Step step(work_profile::Kind::pack, frames_.size());
-    tbb::parallel_for(std::size_t{0}, frames_.size(), [&](std::size_t f) {
-        const auto piece = step.piece();
-        frames_[f] = pack_frame(frame_of(std::span(values.codes), f), {});
-    });
-    bytes_ = frames_.size() * sizeof(frames_[0]);
-    for (const auto& frame : frames_) bytes_ += frame.size();
-}
-
-SolvedValues PackedCodes::unpack() const {
-    SolvedValues values(material_, positions_per_side_);
-    values.drop_capture_marks();
-    values.max_code = max_code_;
-    work_profile::Step step(work_profile::Kind::pack, frames_.size());
-    tbb::parallel_for(std::size_t{0}, frames_.size(), [&](std::size_t f) {
-        const auto piece = step.piece();
-        if (const std::string wrong = unpack_frame(frames_[f], frame_of(std::span(values.codes), f), {}); !wrong.empty())
-            throw std::logic_error(material_.name() + ": a packed frame in memory " + wrong);
-    });
-    return values;
 }
 
 }  // namespace dtb

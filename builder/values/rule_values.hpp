@@ -5,9 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <list>
 #include <memory>
-#include <mutex>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -81,55 +79,6 @@ private:
     const RuleProber<V>* files_;
     std::vector<Entry> entries_;
     std::vector<std::shared_ptr<const RuleValues>> held_;
-};
-
-// Rule values a rank of a distributed build keeps for the rule jobs it may
-// be given later, within a budget: the least recently used let go first
-// (read from their .rul files when needed again). Which jobs a rank gets is
-// the coordinator's choice, so a count of remaining uses does not apply.
-class KeptRuleValues {
-public:
-    explicit KeptRuleValues(std::uint64_t budget) : budget_(budget) {}
-
-    // Those of `materials` kept here, now the most recently used.
-    std::vector<std::shared_ptr<const RuleValues>> find_all(const std::vector<Material>& materials) {
-        const std::lock_guard lock(mutex_);
-        std::vector<std::shared_ptr<const RuleValues>> out;
-        for (const Material& m : materials) {
-            const auto it = std::find_if(kept_.begin(), kept_.end(), [&](const auto& v) { return v->material == m; });
-            if (it == kept_.end()) continue;
-            kept_.splice(kept_.begin(), kept_, it);
-            out.push_back(kept_.front());
-        }
-        return out;
-    }
-
-    // Keeps `values` if they fit the budget once older ones are let go.
-    void keep(std::shared_ptr<const RuleValues> values) {
-        const std::lock_guard lock(mutex_);
-        if (values->bytes() > budget_) return;
-        while (bytes_ + values->bytes() > budget_) {
-            bytes_ -= kept_.back()->bytes();
-            kept_.pop_back();
-        }
-        bytes_ += values->bytes();
-        kept_.push_front(std::move(values));
-    }
-
-    // Lets go of m's values: no job left reads them.
-    void let_go(const Material& m) {
-        const std::lock_guard lock(mutex_);
-        const auto it = std::find_if(kept_.begin(), kept_.end(), [&](const auto& v) { return v->material == m; });
-        if (it == kept_.end()) return;
-        bytes_ -= (*it)->bytes();
-        kept_.erase(it);
-    }
-
-private:
-    std::uint64_t budget_;
-    std::uint64_t bytes_ = 0;
-    std::list<std::shared_ptr<const RuleValues>> kept_;  // the most recently used first
-    std::mutex mutex_;
 };
 
 }  // namespace dtb

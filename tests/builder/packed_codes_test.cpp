@@ -1,7 +1,8 @@
 // Packed tables (builder/values/packed_codes.hpp): what is unpacked is what was
-// packed, code for code, over several frames and a short last one; packed
-// forms on disk (builder/driver/packed_forms.hpp) read back the same, and
-// refused when damaged or written from another table.
+// packed, code for code, over several frames and a short last one, with
+// capture marks or without; packed forms on disk
+// (builder/driver/packed_forms.hpp) read back the same, and refused when
+// damaged or written from another table.
 // Ranges packed for the wire (pack_range()) come back code for code and mark
 // for mark into values that start elsewhere, and frames of another number,
 // size or content are refused with the sender's name.
@@ -61,20 +62,22 @@ TEST(SolvedValues, CaptureBitsAgreeWithTheMarksOneByOne) {
         }
 }
 
-TEST(PackedCodes, UnpacksWhatWasPacked) {
-    const SolvedValues values = some_values();
-    const Material m = values.material;
-    const std::uint64_t per_side = values.positions_per_side;
-    const PackedCodes packed(values);
-    EXPECT_LT(packed.bytes(), packed.unpacked_bytes());
-    EXPECT_EQ(packed.unpacked_bytes(), 2 * values.codes.size());
-    const SolvedValues back = packed.unpack();
-    EXPECT_EQ(back.material, m);
-    EXPECT_EQ(back.positions_per_side, per_side);
-    EXPECT_TRUE(back.whole());
-    EXPECT_EQ(back.max_code, 39u);
-    EXPECT_TRUE(back.capture.empty());  // codes only: lookups read no capture marks
+// A whole table without its capture marks (as the one-process build keeps
+// them: lookups read codes only) packs to codes only and comes back so.
+TEST(PackedRange, UnpacksAWholeTableWithoutCaptureMarks) {
+    SolvedValues values = some_values();
+    values.drop_capture_marks();
+    const PackedRange packed = pack_range(values, 0, values.codes.size());
+    EXPECT_LT(packed.held_bytes(), 2 * values.codes.size());
+    SolvedValues back(values.material, values.positions_per_side);
+    back.drop_capture_marks();
+    unpack_range(packed.bytes, packed.frame_bytes, back, 0, back.codes.size(), "a kept table");
+    EXPECT_TRUE(back.capture.empty());
     EXPECT_EQ(back.codes, values.codes);
+    // Frames without capture words do not unpack into values that want them.
+    SolvedValues marked(values.material, values.positions_per_side);
+    EXPECT_THROW(unpack_range(packed.bytes, packed.frame_bytes, marked, 0, marked.codes.size(), "a kept table"),
+                 std::runtime_error);
 }
 
 // The packed form of a table (builder/driver/packed_forms.hpp): read back
@@ -213,12 +216,6 @@ TEST(PackedForms, ByteArraysAndWhatIsKept) {
     EXPECT_TRUE(std::filesystem::exists(packed_file(dir.path(), b, TableKind::dtw)));
     keep_packed(dir.path(), {});
     EXPECT_FALSE(std::filesystem::exists(packed_directory(dir.path())));
-}
-
-TEST(PackedCodes, TakesWholeTablesOnly) {
-    const Material m = Material::parse("KKvK").canonical();
-    const SolvedValues part(m, 1000, 64, 500);
-    EXPECT_THROW(PackedCodes{part}, std::logic_error);
 }
 
 // Positions [first, first + count) of `values`, a range that starts at a

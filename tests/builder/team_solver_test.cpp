@@ -23,7 +23,7 @@
 #include "builder/values/table_loader.hpp"
 #include "builder/team/team_options.hpp"
 #include "builder/team/team_tables.hpp"
-#include "builder/values/values_cache.hpp"
+#include "builder/values/kept_tables.hpp"
 #include "draughts/variant.hpp"
 #include "tests/builder/thread_team.hpp"
 #include "tests/probe/brute_force.hpp"
@@ -60,15 +60,15 @@ void check_team(int pieces, int members, const TeamOptions& options, Held held =
     const std::filesystem::path variant_dir = teams.path() / std::string(V::name);
     std::filesystem::create_directories(variant_dir);
     int index = 0;
-    // Each member's cache, kept from material to material as a rank keeps it.
-    std::vector<std::unique_ptr<ValuesCache>> caches;
+    // Each member's kept tables, from material to material as a rank keeps them.
+    std::vector<std::unique_ptr<KeptTables>> caches;
     for (int j = 0; j < members; ++j)
-        caches.push_back(std::make_unique<ValuesCache>(held == Held::some ? 200000 : ~std::uint64_t{0}));
+        caches.push_back(std::make_unique<KeptTables>(held == Held::some ? 200000 : ~std::uint64_t{0}));
     for (const Material& m : build_order(targets)) {
         TableSources fetch;
         if (held == Held::passed) {
             const Prober<V> reference_tables(reference.path());
-            for (auto& c : caches) c = std::make_unique<ValuesCache>(~std::uint64_t{0});
+            for (auto& c : caches) c = std::make_unique<KeptTables>(~std::uint64_t{0});
             auto from_reference = [&](const Material& s) {
                 const TableFile file = open_dtw_table<V>(reference.path() / std::string(V::name), s);
                 return std::make_shared<const SolvedValues>(load_solved_values<V>(
