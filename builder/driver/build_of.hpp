@@ -8,15 +8,12 @@
 #include "builder/driver/build.hpp"
 
 #include <algorithm>
-#include <condition_variable>
 #include <csignal>
 #include <cstdlib>
 #include <limits>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <stdexcept>
 
 #include <fmt/core.h>
@@ -27,11 +24,10 @@
 #include "builder/driver/build_plan.hpp"
 #include "builder/driver/material_job.hpp"
 #include "builder/driver/packed_forms.hpp"
-#include "builder/values/kept_tables.hpp"
 #include "builder/driver/progress.hpp"
 #include "builder/driver/rule_job.hpp"
 #include "builder/driver/scheduler.hpp"
-#include "builder/values/table_loader.hpp"
+#include "builder/driver/table_store.hpp"
 #include "builder/system/work_profile.hpp"
 
 namespace dtb {
@@ -49,17 +45,18 @@ namespace build_detail {
 // build holds: the working sets of the jobs in work
 // (MaterialSolver::working_bytes, rule_working_bytes) and the solved values
 // kept for the jobs still to run, both in the store a rank of a distributed
-// build keeps them in (KeptTables), which counts here the jobs left that
-// read each. Values that later jobs read are also written packed beside the
-// tables as they are solved (packed_forms.hpp). A ready job waits while the
-// others' use leaves no room for it; with nothing else in work it starts
-// anyway, after the kept values no job in work is reading give up their
-// room: plain tables packed in memory first (a few percent of their size,
-// unpacked at memory speed when needed again), then rule values and packed
-// tables let go, to be read from their packed forms when needed. Only a table whose packed form could not be
-// written (a full disk) is read back from its table file (its capture
-// positions solved again), and rule values through their .rul files; where
-// there is no room at all, through the probe cache.
+// build keeps them in (TableStore, KeptTables), which counts here the jobs
+// left that read each. Values that later jobs read are also written packed
+// beside the tables as they are solved (packed_forms.hpp). A ready job
+// waits while the others' use leaves no room for it; with nothing else in
+// work it starts anyway, after the kept values no job in work is reading
+// give up their room: plain tables packed in memory first (a few percent of
+// their size, unpacked at memory speed when needed again), then rule values
+// and packed tables let go, to be read from their packed forms when
+// needed. Only a table whose packed form could not be written (a full
+// disk) is read back from its table file (its capture positions solved
+// again), and rule values through their .rul files; where there is no room
+// at all, through the probe cache.
 template <class V>
 class Builder {
 public:
@@ -69,7 +66,7 @@ public:
         : o_(o),
           plan_(plan),
           budget_(o.memory_bytes ? o.memory_bytes : default_memory_bytes()),
-          kept_(budget_),
+          store_(o, budget_, true, [this](const std::string& line) { progress_->note(line); }),
           jobs_(plan.jobs().size()) {}
 
     BuildReport run() {
@@ -126,6 +123,14 @@ public:
         report_.kept.unpacking_seconds = kept.unpacking_seconds;
         report_.kept.let_go = kept.let_go;
         report_.peak_held_bytes = kept.peak_bytes;
+        const TableStoreCounts read = store_.counts();
+        report_.kept.written = read.written;
+        report_.kept.written_bytes = read.written_bytes;
+        report_.kept.writing_seconds = read.writing_seconds;
+        report_.kept.read_packed = read.read_packed;
+        report_.kept.read_packed_seconds = read.read_packed_seconds;
+        report_.kept.read_back = read.read_back.tables;
+        report_.kept.read_back_seconds = read.read_back.seconds;
         report_.seconds = seconds_since(start);
         report_.processor_seconds = cpu_seconds();
         report_.positions_built = to_build;
@@ -188,121 +193,6 @@ private:
         return state.working_bytes;
     }
 
-    // Writes the packed form of values a later job reads (`write` does it,
-    // the job's own thread): a failure (a full disk) is said once, and the
-    // values are read back from their table file when needed again.
-    template <class Write>
-    bool write_packed(const std::string& what, Write&& write) {
-        const Clock::time_point start = Clock::now();
-        try {
-            const std::uint64_t bytes = write();
-            const std::lock_guard lock(mutex_);
-            ++report_.kept.written;
-            report_.kept.written_bytes += bytes;
-            report_.kept.writing_seconds += seconds_since(start);
-            return true;
-        } catch (const std::exception& e) {
-            const std::lock_guard lock(mutex_);
-            if (!packed_failed_)  // said once: a full disk would say it for every table
-                progress_->note(fmt::format("could not write the packed form of {} beside the tables ({}); values "
-                                            "that give up their room are read back from their table files instead",
-                                            what, e.what()));
-            packed_failed_ = true;
-            return false;
-        }
-    }
-
-    // The solved values of successor s of job `reader` in memory, or null: read
-    // it through the probe cache. A packed table is unpacked; one let go is
-    // read from its packed form, or where there is none (it failed, or a
-    // build before this one did not leave it), read back from its table
-    // file, its capture positions solved again from the tables they lead to.
-    std::shared_ptr<const SolvedValues> acquire(const Material& s, int reader) {
-        const Loading loading(*this, {s, TableKind::dtw});
-        const KeptTables::Reads read = reads(reader);
-        if (auto values = kept_.find(s, &read)) return values;
-        if (!kept_.make_room(SolvedValues::bytes_for(plan_.at(s).positions), &read)) return nullptr;
-        const Clock::time_point start = Clock::now();
-        std::optional<SolvedValues> loaded =
-            read_packed(s, TableKind::dtw, [&] { return read_packed_table<V>(plan_.variant_dir(), s); });
-        const bool packed = loaded.has_value();
-        if (!packed) {
-            // Its capture positions answered from the tables it leads to that are in memory, or from their files.
-            const TableFile file = open_dtw_table<V>(plan_.variant_dir(), s);
-            const Prober<V> prober(o_.dir);
-            loaded = load_solved_values<V>(file, Successors<V>(kept_.find_all(plan_.at(s).successors), &prober), 0,
-                                           file.header().block_count());
-        }
-        loaded->drop_capture_marks();
-        const double seconds = seconds_since(start);
-        if (!packed)
-            progress_->note(fmt::format("{:<10} read back from its file, capture positions solved again: {:.1f} s",
-                                        s.name(), seconds));
-        {
-            const std::lock_guard lock(mutex_);
-            ++(packed ? report_.kept.read_packed : report_.kept.read_back);
-            (packed ? report_.kept.read_packed_seconds : report_.kept.read_back_seconds) += seconds;
-        }
-        auto values = std::make_shared<const SolvedValues>(std::move(*loaded));
-        kept_.keep(values);
-        return values;
-    }
-
-    // While a job reads values into memory, the other jobs that want the
-    // same wait for them (and find them kept) instead of reading them too.
-    class Loading {
-    public:
-        Loading(Builder& builder, std::pair<Material, TableKind> what) : builder_(builder), what_(std::move(what)) {
-            std::unique_lock lock(builder_.mutex_);
-            builder_.loaded_.wait(lock, [&] { return !builder_.loading_.count(what_); });
-            builder_.loading_.insert(what_);
-        }
-        Loading(const Loading&) = delete;
-        Loading& operator=(const Loading&) = delete;
-        ~Loading() {
-            const std::lock_guard lock(builder_.mutex_);
-            builder_.loading_.erase(what_);
-            builder_.loaded_.notify_all();
-        }
-
-    private:
-        Builder& builder_;
-        std::pair<Material, TableKind> what_;
-    };
-
-    // s's values of `kind` from its packed form (`read` reads it), or none
-    // if it has none (it was not written, or is no longer there); one that
-    // fails is said, and none returned. Called without the mutex.
-    template <class Read>
-    auto read_packed(const Material& s, TableKind kind, Read&& read) -> std::optional<decltype(read())> {
-        return read_packed_or_none(plan_.variant_dir(), s, kind, read, [&](const std::exception& e) {
-            progress_->note(fmt::format("{}; read from its table file instead", e.what()));
-        });
-    }
-
-    // The rule values of successor s of rule job `reader` in memory, or
-    // null: read through its .rul file. Values let go are read from their
-    // packed form where there is one and room for them.
-    std::shared_ptr<const RuleValues> acquire_rules(const Material& s, int reader) {
-        const Loading loading(*this, {s, TableKind::rul});
-        if (auto values = kept_.find_rules(s)) return values;
-        const std::uint64_t positions = plan_.at(s).positions;
-        const std::uint64_t bytes = governing_count<typename V::draw_rules>(s).has_road() ? 2 * positions : positions;
-        const KeptTables::Reads read = reads(reader);
-        if (!has_packed(plan_.variant_dir(), s, TableKind::rul) || !kept_.make_room(bytes, &read)) return nullptr;
-        const Clock::time_point start = Clock::now();
-        std::optional<std::shared_ptr<const RuleValues>> values =
-            read_packed(s, TableKind::rul, [&] { return read_packed_rules<V>(plan_.variant_dir(), s); });
-        if (!values) return nullptr;
-        {
-            const std::lock_guard lock(mutex_);
-            ++report_.kept.read_packed;
-            report_.kept.read_packed_seconds += seconds_since(start);
-        }
-        kept_.keep(*values);
-        return *values;
-    }
-
     // Plain job i: its material solved and its .wld and .dtw written.
     void solve(int i) {
         const Clock::time_point start = Clock::now();
@@ -316,7 +206,9 @@ private:
                             [&](std::uint64_t n) { progress_->positions(n); }};
         SolvedValues solved;
         {
-            const SuccessorTables<V> tables(p.successors, o_.dir, [&](const Material& s) { return acquire(s, i); });
+            const KeptTables::Reads read = reads(i);
+            const SuccessorTables<V> tables(p.successors, o_.dir,
+                                            [&](const Material& s) { return store_.whole(s, read); });
             solved = solve_material<V>(m, tables.get(), hooks, jobs_[i].pairs_at_once, o_.solver);
         }  // the tables it read let go before they are released
         const std::vector<Material> unread = release(p, TableKind::dtw);
@@ -324,7 +216,7 @@ private:
         ManifestEntry entry = write_solved(o_, N, plan_.variant_dir(), solved);
         maybe_kill_after_write(m);
         const bool read_later = kept_.uses(m, TableKind::dtw) > 0;
-        const bool on_disk = read_later && write_packed(m.name(), [&] {
+        const bool on_disk = read_later && store_.write_packed(m.name(), [&] {
             write_packed_table(plan_.variant_dir(), solved, entry.dtw_checksum);
             return std::filesystem::file_size(packed_file(plan_.variant_dir(), m, TableKind::dtw));
         });
@@ -356,15 +248,16 @@ private:
         const std::string name = job(i).name();
         progress_->started(name);
         std::vector<std::shared_ptr<const RuleValues>> held;
+        const KeptTables::Reads read = reads(i);
         for (const Material& s : p.successors)
-            if (auto values = acquire_rules(s, i)) held.push_back(std::move(values));
+            if (auto values = store_.rules(s, read)) held.push_back(std::move(values));
         SolvedRules solved = solve_rule_job<V>(o_, plan_.variant_dir(), p, held);
         held.clear();
         const std::vector<Material> unread = release(p, TableKind::rul);
         const bool read_later = kept_.uses(m, TableKind::rul) > 0;
         std::string line;
         if (read_later)
-            write_packed(name, [&] {
+            store_.write_packed(name, [&] {
                 write_packed_rules(plan_.variant_dir(), *solved.values, solved.entry.checksum);
                 return std::filesystem::file_size(packed_file(plan_.variant_dir(), m, TableKind::rul));
             });
@@ -406,16 +299,14 @@ private:
     const BuildOptions& o_;
     BuildPlan& plan_;
     std::uint64_t budget_;
-    KeptTables kept_;  // values kept for the jobs left, and the working sets of the jobs in work
+    TableStore<V> store_;  // the values the jobs read
+    KeptTables& kept_ = store_.kept();  // those kept for the jobs left, with the working sets of the jobs in work
     std::uint64_t working_ = 0;  // working sets of the jobs in work
     int running_ = 0;           // jobs in work
     std::vector<JobState> jobs_;    // as plan_.jobs()
     std::optional<Scheduler> scheduler_;
     Clock::time_point start_;
     std::mutex mutex_;
-    bool packed_failed_ = false;  // a packed form could not be written: said once
-    std::set<std::pair<Material, TableKind>> loading_;  // values being read into memory (Loading)
-    std::condition_variable loaded_;  // and no longer
     tbb::task_group group_;
     Progress* progress_ = nullptr;
     BuildReport report_;

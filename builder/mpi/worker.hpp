@@ -32,12 +32,11 @@
 #include "builder/driver/material_job.hpp"
 #include "builder/driver/packed_forms.hpp"
 #include "builder/driver/rule_job.hpp"
+#include "builder/driver/table_store.hpp"
 #include "builder/mpi/messages.hpp"
 #include "builder/mpi/mpi_team.hpp"
 #include "builder/mpi/session.hpp"
 #include "builder/mpi/table_exchange.hpp"
-#include "builder/values/kept_tables.hpp"
-#include "builder/values/table_loader.hpp"
 
 namespace dtb::mpi {
 
@@ -72,7 +71,7 @@ public:
         : o_(o),
           session_(session),
           variant_dir_(o.dir / o.variant),
-          kept_(memory_budget(o, session)),
+          store_(o, memory_budget(o, session), false),
           // Packed parts kept for askers: about a tenth of the tables'
           // bytes, so a sixteenth of the budget keeps parts of most of them.
           exchange_(session.tables, kept_, memory_budget(o, session) / 16) {
@@ -89,16 +88,17 @@ public:
         counts_.table_parts_packed = exchange_.parts_packed();
         counts_.table_parts_sent_again = exchange_.parts_sent_again();
         counts_.team_wait_seconds = traffic_.wait_seconds;
-        counts_.tables_read_back = static_cast<std::uint64_t>(read_back_.tables);
-        counts_.read_back_seconds = read_back_.seconds;
-        counts_.read_back_cpu_seconds = read_back_.processor;
+        const TableStoreCounts read = store_.counts();
+        counts_.tables_read_back = static_cast<std::uint64_t>(read.read_back.tables);
+        counts_.read_back_seconds = read.read_back.seconds;
+        counts_.read_back_cpu_seconds = read.read_back.processor;
         const KeptTables::Counts kept = kept_.counts();
         counts_.kept_packed = static_cast<std::uint64_t>(kept.packed);
         counts_.kept_unpacked = static_cast<std::uint64_t>(kept.unpacked);
-        counts_.packed_written = packed_written_;
-        counts_.packed_read = packed_read_;
-        counts_.packed_failed = packed_failed_;
-        counts_.rules_through_files = rules_through_files_;
+        counts_.packed_written = static_cast<std::uint64_t>(read.written);
+        counts_.packed_read = static_cast<std::uint64_t>(read.read_packed);
+        counts_.packed_failed = static_cast<std::uint64_t>(read.failed);
+        counts_.rules_through_files = static_cast<std::uint64_t>(read.rules_through_files);
         counts_.peak_memory = peak_resident_bytes();
         counts_.cpu_seconds = cpu_seconds();
         return counts_;
@@ -212,49 +212,12 @@ private:
         return true;
     }
 
-    // Table s whole from the ranks that keep it (kept here), or null.
+    // Table s whole from the ranks that keep it, or null.
     std::shared_ptr<const SolvedValues> fetch(const Material& s, const Holders& holders) {
         if (!holders.whole.count(s) && !holders.shares.count(s)) return nullptr;
         auto values = std::make_shared<SolvedValues>(s, Index<N>(s).size());
         if (!fill(*values, holders)) return nullptr;
-        kept_.keep(values);
         return values;
-    }
-
-    // Table s whole in this rank's memory, for a job that reads `reads`:
-    // kept, asked of the ranks that solved it, read from its packed form, or
-    // read back from its file; null if the rank has no room for it.
-    std::shared_ptr<const SolvedValues> whole_table(const Material& s, const Holders& holders,
-                                                    const KeptTables::Reads& reads) {
-        std::shared_ptr<const SolvedValues> values = kept_.find_whole(s, &reads);
-        if (values || !kept_.make_room(SolvedValues::bytes_for(table_positions<N>(s)), &reads)) return values;
-        if ((values = fetch(s, holders)) || (values = read_packed_whole(s))) return values;
-        // Its capture positions answered from the tables it leads to that are here, or from their files.
-        const TableFile file = open_dtw_table<V>(variant_dir_, s);
-        const Prober<V> prober(o_.dir);
-        ReadBacks read;
-        read.count([&] {
-            values = std::make_shared<const SolvedValues>(load_solved_values<V>(
-                file, Successors<V>(kept_.find_all(successors(s)), &prober), 0, file.header().block_count()));
-        });
-        count_read_back(read);
-        kept_.keep(values);
-        return values;
-    }
-
-    // Table s whole from its packed form (kept here), or null if it has none.
-    std::shared_ptr<const SolvedValues> read_packed_whole(const Material& s) {
-        auto packed = read_packed(s, TableKind::dtw, [&] { return read_packed_table<V>(variant_dir_, s); });
-        if (!packed) return nullptr;
-        auto values = std::make_shared<const SolvedValues>(std::move(*packed));
-        kept_.keep(values);
-        return values;
-    }
-
-    // Materials may be solved side by side on this rank.
-    void count_read_back(const ReadBacks& read) {
-        const std::lock_guard lock(read_back_mutex_);
-        read_back_ += read;
     }
 
     // A material solved by this rank alone, with the tables it leads to in
@@ -270,15 +233,17 @@ private:
         std::shared_ptr<const SolvedValues> values;
         {
             const KeptTables::Held working(kept_, w.bytes, &reads);
-            const SuccessorTables<V> tables(leads_to, o_.dir,
-                                            [&](const Material& s) { return whole_table(s, holders, reads); });
+            // Kept, asked of the ranks that keep it, read from its packed form, or read back from its file.
+            const SuccessorTables<V> tables(leads_to, o_.dir, [&](const Material& s) {
+                return store_.whole(s, reads, [&](const Material& t) { return fetch(t, holders); });
+            });
             values = std::make_shared<const SolvedValues>(
                 solve_material<V>(m, tables.get(), {}, w.pairs_at_once, o_.solver));
         }
         const ManifestEntry entry = write_solved(o_, N, variant_dir_, *values);
         maybe_kill_after_write(m);
         if (pack) {  // some job reads it
-            write_packed([&] { write_packed_table(variant_dir_, *values, entry.dtw_checksum); });
+            store_.write_packed(m.name(), [&] { write_packed_table(variant_dir_, *values, entry.dtw_checksum); });
             kept_.keep(std::move(values));  // for those that come here
         }
         return entry;
@@ -297,50 +262,23 @@ private:
         p.material = m;
         p.successors = successors(m);
         p.positions = table_positions<N>(m);
-        std::vector<std::shared_ptr<const RuleValues>> held = kept_.find_rules(p.successors);
-        for (const Material& s : p.successors) {
-            if (std::any_of(held.begin(), held.end(), [&](const auto& v) { return v->material == s; })) continue;
-            if (auto read = read_packed(s, TableKind::rul, [&] { return read_packed_rules<V>(variant_dir_, s); })) {
-                held.push_back(std::move(*read));
-                kept_.keep(held.back());
-            } else {
-                ++rules_through_files_;
-            }
-        }
+        const KeptTables::Reads reads{p.successors, TableKind::rul};
+        std::vector<std::shared_ptr<const RuleValues>> held;
+        for (const Material& s : p.successors)
+            if (auto values = store_.rules(s, reads)) held.push_back(std::move(values));
         SolvedRules solved = [&] {
-            const KeptTables::Reads reads{p.successors, TableKind::rul};
             const KeptTables::Held working(kept_, rule_working_bytes<V>(m, p.positions), &reads);
             return solve_rule_job<V>(o_, variant_dir_, p, held);
         }();
         if (pack) {  // some rule job reads them
-            write_packed([&] { write_packed_rules(variant_dir_, *solved.values, solved.entry.checksum); });
+            store_.write_packed(m.name() + ".rul",
+                                [&] { write_packed_rules(variant_dir_, *solved.values, solved.entry.checksum); });
             kept_.keep(std::move(solved.values));
         }
         ManifestEntry entry;
         entry.material = m;
         entry.rules = std::move(solved.entry);
         return entry;
-    }
-
-    // s's values of `kind` from its packed form (`read` reads it), or none if
-    // there is none or it fails (then read the slow way: it answers the same).
-    template <class Read>
-    auto read_packed(const Material& s, TableKind kind, Read&& read) -> std::optional<decltype(read())> {
-        auto values = read_packed_or_none(variant_dir_, s, kind, read, [&](const std::exception&) { ++packed_failed_; });
-        if (values) ++packed_read_;
-        return values;
-    }
-
-    // Writes a packed form (`write` does it); one that fails (a full disk)
-    // is counted, and the values are read the slow way where needed.
-    template <class Write>
-    void write_packed(Write&& write) {
-        try {
-            write();
-            ++packed_written_;
-        } catch (const std::exception&) {
-            ++packed_failed_;
-        }
     }
 
     // This rank's part of material m, solved with the ranks of `team`; the
@@ -368,20 +306,22 @@ private:
             &reads);
         TableSources sources;
         sources.whole = [&](const Material& s) {
-            if (auto values = fetch(s, holders)) return values;
-            return read_packed_whole(s);
+            std::shared_ptr<const SolvedValues> values = fetch(s, holders);
+            if (!values) values = store_.read_packed_whole(s);
+            if (values) kept_.keep(values);
+            return values;
         };
         sources.range = [&](SolvedValues& into) {
-            return fill(into, holders) || read_packed(into.material, TableKind::dtw, [&] {
+            return fill(into, holders) || store_.read_packed(into.material, TableKind::dtw, [&] {
                                               read_packed_range<V>(variant_dir_, into);
                                               return true;
                                           }).has_value();
         };
-        sources.read_back = [&](const ReadBacks& read) { count_read_back(read); };
+        sources.read_back = [&](const ReadBacks& read) { store_.count_read_back(read); };
         sources.keep_home = pack;  // some job reads it
         if (pack)
             sources.written = [&](const SolvedValues& home, std::uint64_t checksum) {
-                write_packed([&] {
+                store_.write_packed(m.name(), [&] {
                     write_packed_part(variant_dir_, home, checksum, mpi_team.rank(), mpi_team.size());
                 });
             };
@@ -394,16 +334,12 @@ private:
     const BuildOptions& o_;
     Session& session_;
     std::filesystem::path variant_dir_;
-    KeptTables kept_;
-    // Jobs run side by side: packed forms written, read and failed, rule
-    // values read through .rul files.
-    std::atomic<std::uint64_t> packed_written_{0}, packed_read_{0}, packed_failed_{0}, rules_through_files_{0};
+    TableStore<V> store_;  // the values its jobs read
+    KeptTables& kept_ = store_.kept();  // those kept, with its jobs' working sets
     TableExchange exchange_;
     tbb::task_arena arena_;
     TeamTraffic traffic_;
     RankCounts counts_;
-    std::mutex read_back_mutex_;
-    ReadBacks read_back_;
 };
 
 }  // namespace dtb::mpi
