@@ -130,11 +130,12 @@ public:
             return true;
         } catch (const std::exception& e) {
             const std::lock_guard lock(mutex_);
-            if (note_ && counts_.failed == 0)  // said once: a full disk would say it for every table
+            if (note_ && !write_failure_said_)  // said once: a full disk would say it for every table
                 note_(fmt::format("could not write the packed form of {} beside the tables ({}); values that give "
                                   "up their room are read back from their table files instead",
                                   what, e.what()));
             ++counts_.failed;
+            write_failure_said_ = true;
             return false;
         }
     }
@@ -229,6 +230,7 @@ private:
     std::set<std::pair<Material, TableKind>> loading_;  // values being read into memory
     std::condition_variable loaded_;                    // and no longer
     TableStoreCounts counts_;
+    bool write_failure_said_ = false;
 };
 
 }  // namespace dtb
