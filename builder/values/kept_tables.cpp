@@ -79,10 +79,11 @@ void KeptTables::keep(std::shared_ptr<const SolvedValues> values) {
     e.max_code = values->max_code;
     e.marks = !values->capture.empty();
     e.values = std::move(values);
-    // Counted now, so that it is packed first if need be, and then let go.
+    // Counted now: room is made by packing the unused values (these too,
+    // if they come to it), and if even that is not enough they are let go.
     add(e.values->bytes());
     if (make_room_locked(0, nullptr)) return;
-    if (e.values) {  // in use by its solver still: it stays unpacked, and is let go below
+    if (e.values) {  // still in use by whoever kept them, so not packed: the store lets go of them
         bytes_ -= e.values->bytes();
         e.values.reset();
     }
@@ -92,20 +93,12 @@ void KeptTables::keep(std::shared_ptr<const SolvedValues> values) {
     }
 }
 
-std::vector<std::shared_ptr<const RuleValues>> KeptTables::find_rules(std::span<const Material> materials) {
-    const std::lock_guard lock(mutex_);
-    std::vector<std::shared_ptr<const RuleValues>> found;
-    for (const Material& m : materials)
-        if (Entry* e = entry(m, TableKind::rul); e && e->rules) {
-            e->used_at = ++tick_;
-            found.push_back(e->rules);
-        }
-    return found;
-}
-
 std::shared_ptr<const RuleValues> KeptTables::find_rules(const Material& m) {
-    auto found = find_rules(std::span(&m, 1));
-    return found.empty() ? nullptr : found.front();
+    const std::lock_guard lock(mutex_);
+    Entry* e = entry(m, TableKind::rul);
+    if (!e || !e->rules) return nullptr;
+    e->used_at = ++tick_;
+    return e->rules;
 }
 
 void KeptTables::keep(std::shared_ptr<const RuleValues> values) {

@@ -85,8 +85,7 @@ public:
     // packed, else packed if that fits; else not at all.
     void keep(std::shared_ptr<const SolvedValues> values);
 
-    // Those of `materials` whose rule values are here, now the most recently used.
-    std::vector<std::shared_ptr<const RuleValues>> find_rules(std::span<const Material> materials);
+    // m's rule values if they are here (now the most recently used).
     std::shared_ptr<const RuleValues> find_rules(const Material& m);
     // Keeps rule values if they fit once unused plain values are packed.
     void keep(std::shared_ptr<const RuleValues> values);
