@@ -22,6 +22,7 @@
 #include <tbb/task_group.h>
 
 #include "builder/driver/build_plan.hpp"
+#include "builder/driver/executor.hpp"
 #include "builder/driver/material_job.hpp"
 #include "builder/driver/packed_forms.hpp"
 #include "builder/driver/progress.hpp"
@@ -66,17 +67,21 @@ public:
         : o_(o),
           plan_(plan),
           budget_(o.memory_bytes ? o.memory_bytes : default_memory_bytes()),
-          store_(o, budget_, true, [this](const std::string& line) { progress_->note(line); }),
-          jobs_(plan.jobs().size()) {}
+          executor_(o, budget_, true, [this](const std::string& line) { progress_->note(line); }),
+          working_bytes_(plan.jobs().size()) {}
 
     BuildReport run() {
         const Clock::time_point start = Clock::now();
+        // Before the working sets, which count the threads.
+        std::optional<tbb::global_control> threads;
+        if (o_.threads > 0)
+            threads.emplace(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(o_.threads));
         report_.memory_budget_bytes = budget_;
         for (const std::string& note : plan_.notes()) fmt::print("{}\n", note);
         std::uint64_t to_build = 0;
         std::size_t building = 0;
         std::vector<Scheduler::Unit> units;
-        for (std::size_t i = 0; i < jobs_.size(); ++i) {
+        for (std::size_t i = 0; i < working_bytes_.size(); ++i) {
             const BuildJob& job = plan_.jobs()[i];
             const bool plain = job.kind == BuildJob::Kind::plain;
             if (plain) {
@@ -103,15 +108,10 @@ public:
             }
         report_.rules = planned_rule_report(o_, plan_, [&](const std::string& line) { progress.note(line); });
         {
-            std::optional<tbb::global_control> threads;
-            if (o_.threads > 0)
-                threads.emplace(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(o_.threads));
-            {
-                const std::lock_guard lock(mutex_);
-                start_ready();
-            }
-            group_.wait();
+            const std::lock_guard lock(mutex_);
+            start_ready();
         }
+        group_.wait();
         if (!scheduler_->all_finished()) throw std::logic_error("the build stopped with jobs left that cannot start");
         keep_packed(plan_.variant_dir(), {});  // every job that read them is done
         const KeptTables::Counts kept = kept_.counts();
@@ -123,7 +123,7 @@ public:
         report_.kept.unpacking_seconds = kept.unpacking_seconds;
         report_.kept.let_go = kept.let_go;
         report_.peak_held_bytes = kept.peak_bytes;
-        const TableStoreCounts read = store_.counts();
+        const TableStoreCounts read = executor_.store().counts();
         report_.kept.written = read.written;
         report_.kept.written_bytes = read.written_bytes;
         report_.kept.writing_seconds = read.writing_seconds;
@@ -139,11 +139,6 @@ public:
     }
 
 private:
-    struct JobState {
-        std::uint64_t pairs_at_once = 1;  // a plain job: big pairs it solves at once (working_bytes())
-        std::uint64_t working_bytes = 0;  // while it runs
-    };
-
     const BuildJob& job(int i) const { return plan_.jobs()[i]; }
 
     // What job i reads: never let go to make room for it.
@@ -160,7 +155,7 @@ private:
     void start_ready() {
         for (const Scheduler::Assignment& a : scheduler_->assign(seconds_since(start_))) {
             const int i = a.unit;
-            const std::uint64_t bytes = jobs_[i].working_bytes;
+            const std::uint64_t bytes = working_bytes_[i];
             if (running_ == 0) {
                 const KeptTables::Reads read = reads(i);
                 kept_.make_room(bytes, &read);
@@ -181,19 +176,13 @@ private:
     // thread at once, or fewer where that would not fit the budget (at
     // least one).
     std::uint64_t working_bytes(int i) {
-        JobState& state = jobs_[i];
         const Material& m = job(i).material;
-        if (job(i).kind == BuildJob::Kind::rule) {
-            state.working_bytes = rule_working_bytes<V>(m, job(i).positions);
-        } else {
-            const WorkingSet w = plain_working_set<V>(m, solver_threads(), budget_, o_.solver);
-            state.pairs_at_once = w.pairs_at_once;
-            state.working_bytes = w.bytes;
-        }
-        return state.working_bytes;
+        return job(i).kind == BuildJob::Kind::rule ? rule_working_bytes<V>(m, job(i).positions)
+                                                   : executor_.working_set(m).bytes;
     }
 
-    // Plain job i: its material solved and its .wld and .dtw written.
+    // Plain job i: its material solved and its .wld and .dtw written, and
+    // kept (packed if need be) while a job left reads it.
     void solve(int i) {
         const Clock::time_point start = Clock::now();
         const Material& m = job(i).material;
@@ -202,38 +191,22 @@ private:
         std::vector<std::string> waits_for;
         for (const Material& w : p.waits_for) waits_for.push_back(w.name());
         const work_profile::Scope profile(m.name(), p.positions, std::move(waits_for));
-        SolveProgress hooks{[&](int level, int levels) { progress_->level(m, level, levels); },
-                            [&](std::uint64_t n) { progress_->positions(n); }};
-        SolvedValues solved;
-        {
-            const KeptTables::Reads read = reads(i);
-            const SuccessorTables<V> tables(p.successors, o_.dir,
-                                            [&](const Material& s) { return store_.whole(s, read); });
-            solved = solve_material<V>(m, tables.get(), hooks, jobs_[i].pairs_at_once, o_.solver);
-        }  // the tables it read let go before they are released
-        const std::vector<Material> unread = release(p, TableKind::dtw);
-        work_profile::Scope::set_level(-1);
-        ManifestEntry entry = write_solved(o_, N, plan_.variant_dir(), solved);
-        maybe_kill_after_write(m);
-        const bool read_later = kept_.uses(m, TableKind::dtw) > 0;
-        const bool on_disk = read_later && store_.write_packed(m.name(), [&] {
-            write_packed_table(plan_.variant_dir(), solved, entry.dtw_checksum);
-            return std::filesystem::file_size(packed_file(plan_.variant_dir(), m, TableKind::dtw));
-        });
+        std::vector<Material> unread;
+        typename Executor<V>::Job run{kept_.uses(m, TableKind::dtw) > 0, false,
+                                      {[&](int level, int levels) { progress_->level(m, level, levels); },
+                                       [&](std::uint64_t n) { progress_->positions(n); }},
+                                      [&] {
+                                          unread = release(p, TableKind::dtw);
+                                          work_profile::Scope::set_level(-1);
+                                      }};
+        ManifestEntry entry = executor_.solve_plain(m, run);
         entry.seconds = seconds_since(start);
-        solved.drop_capture_marks();  // kept only for lookups, which read the codes
         {
             const std::lock_guard lock(mutex_);
             plan_.manifest().put(entry);
             plan_.manifest().save(plan_.variant_dir() / Manifest::file_name);
             for (const Material& s : unread) remove_packed(plan_.variant_dir(), s, TableKind::dtw);
             report_.materials.push_back({entry, false});
-            // Kept (as it is if it fits, else packed), or let go before the next jobs take its room.
-            if (on_disk) kept_.on_disk(m);
-            if (read_later)
-                kept_.keep(std::make_shared<const SolvedValues>(std::move(solved)));
-            else
-                solved = SolvedValues();
             done(i);
         }
         progress_->finished(entry);
@@ -241,33 +214,21 @@ private:
     }
 
     // Rule job i: its material's rule values solved and its .rul written,
-    // reading its successors' rule values where they are kept.
+    // and kept while a rule job left reads them.
     void solve_rules(int i) {
         const Material& m = job(i).material;
         const PlannedMaterial& p = plan_.at(m);
         const std::string name = job(i).name();
         progress_->started(name);
-        std::vector<std::shared_ptr<const RuleValues>> held;
-        const KeptTables::Reads read = reads(i);
-        for (const Material& s : p.successors)
-            if (auto values = store_.rules(s, read)) held.push_back(std::move(values));
-        SolvedRules solved = solve_rule_job<V>(o_, plan_.variant_dir(), p, held);
-        held.clear();
-        const std::vector<Material> unread = release(p, TableKind::rul);
-        const bool read_later = kept_.uses(m, TableKind::rul) > 0;
+        std::vector<Material> unread;
+        typename Executor<V>::Job run{kept_.uses(m, TableKind::rul) > 0, false, {},
+                                      [&] { unread = release(p, TableKind::rul); }};
+        const RuleEntry entry = executor_.solve_rules(p, run);
         std::string line;
-        if (read_later)
-            store_.write_packed(name, [&] {
-                write_packed_rules(plan_.variant_dir(), *solved.values, solved.entry.checksum);
-                return std::filesystem::file_size(packed_file(plan_.variant_dir(), m, TableKind::rul));
-            });
         {
             const std::lock_guard lock(mutex_);
-            line = record_rule_table(plan_, m, job(i).positions, solved.entry, *report_.rules);
+            line = record_rule_table(plan_, m, job(i).positions, entry, *report_.rules);
             for (const Material& s : unread) remove_packed(plan_.variant_dir(), s, TableKind::rul);
-            // Kept as they are if they fit, once kept tables are packed, or let go.
-            if (read_later) kept_.keep(std::move(solved.values));
-            solved.values.reset();
             done(i);
         }
         progress_->finished(name, line);
@@ -277,8 +238,8 @@ private:
     // Job i is done: its working set is let go and the jobs it held up that
     // are now ready start if they fit (called with the mutex held).
     void done(int i) {
-        kept_.free(jobs_[i].working_bytes);
-        working_ -= jobs_[i].working_bytes;
+        kept_.free(working_bytes_[i]);
+        working_ -= working_bytes_[i];
         --running_;
         scheduler_->released(i, 0);
         scheduler_->finished(i, seconds_since(start_));
@@ -299,11 +260,11 @@ private:
     const BuildOptions& o_;
     BuildPlan& plan_;
     std::uint64_t budget_;
-    TableStore<V> store_;  // the values the jobs read
-    KeptTables& kept_ = store_.kept();  // those kept for the jobs left, with the working sets of the jobs in work
+    Executor<V> executor_;  // runs the jobs; its store holds the values they read
+    KeptTables& kept_ = executor_.kept();  // those kept for the jobs left, with the working sets of the jobs in work
     std::uint64_t working_ = 0;  // working sets of the jobs in work
     int running_ = 0;           // jobs in work
-    std::vector<JobState> jobs_;    // as plan_.jobs()
+    std::vector<std::uint64_t> working_bytes_;  // each job's while it runs, as plan_.jobs()
     std::optional<Scheduler> scheduler_;
     Clock::time_point start_;
     std::mutex mutex_;

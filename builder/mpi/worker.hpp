@@ -29,6 +29,7 @@
 #include <mpi.h>
 #include <tbb/task_arena.h>
 
+#include "builder/driver/executor.hpp"
 #include "builder/driver/material_job.hpp"
 #include "builder/driver/packed_forms.hpp"
 #include "builder/driver/rule_job.hpp"
@@ -71,7 +72,7 @@ public:
         : o_(o),
           session_(session),
           variant_dir_(o.dir / o.variant),
-          store_(o, memory_budget(o, session), false),
+          executor_(o, memory_budget(o, session), false),
           // Packed parts kept for askers: about a tenth of the tables'
           // bytes, so a sixteenth of the budget keeps parts of most of them.
           exchange_(session.tables, kept_, memory_budget(o, session) / 16) {
@@ -221,63 +222,26 @@ private:
     }
 
     // A material solved by this rank alone, with the tables it leads to in
-    // memory where the budget allows and read from their files otherwise.
-    // With `pack`, its packed form is written for the jobs that read it.
+    // memory where the budget allows (kept, asked of the ranks that keep
+    // them, read from their packed forms or their files) and read through
+    // the probe cache otherwise. With `pack`, its packed form is written
+    // for the jobs that read it, and its values kept for those that come here.
     ManifestEntry solve_alone(const Material& m, const Holders& holders, bool pack) {
         maybe_kill_rank(session_.rank, m.name());
-        // As many big pairs at once as the solver's threads (the arena's workers
-        // and the thread that passes messages), fewer where the budget requires.
-        const WorkingSet w = plain_working_set<V>(m, solver_threads(), memory_budget(o_, session_), o_.solver);
-        const std::vector<Material> leads_to = successors(m);
-        const KeptTables::Reads reads{leads_to, TableKind::dtw};
-        std::shared_ptr<const SolvedValues> values;
-        {
-            const KeptTables::Held working(kept_, w.bytes, &reads);
-            // Kept, asked of the ranks that keep it, read from its packed form, or read back from its file.
-            const SuccessorTables<V> tables(leads_to, o_.dir, [&](const Material& s) {
-                return store_.whole(s, reads, [&](const Material& t) { return fetch(t, holders); });
-            });
-            values = std::make_shared<const SolvedValues>(
-                solve_material<V>(m, tables.get(), {}, w.pairs_at_once, o_.solver));
-        }
-        const ManifestEntry entry = write_solved(o_, N, variant_dir_, *values);
-        maybe_kill_after_write(m);
-        if (pack) {  // some job reads it
-            store_.write_packed(m.name(), [&] { write_packed_table(variant_dir_, *values, entry.dtw_checksum); });
-            kept_.keep(std::move(values));  // for those that come here
-        }
-        return entry;
+        return executor_.solve_plain(m, {pack, true, {}, {}}, [&](const Material& t) { return fetch(t, holders); });
     }
 
-    // Material m's .rul, solved by this rank alone. The rule values its
-    // moves lead to are read from memory where this rank kept them, else
-    // from their packed forms (rule values solved in this build), else
-    // through their .rul files (a table built before, or a packed form that
-    // fails). With `pack`, its values' packed form is written for the rule
-    // jobs that read them. Its entry carries only the material and the
-    // .rul's record.
+    // Material m's .rul, solved by this rank alone (Executor::solve_rules()).
+    // Its entry carries only the material and the .rul's record.
     ManifestEntry solve_rules(const Material& m, bool pack) {
         maybe_kill_rank(session_.rank, m.name() + ".rul");
         PlannedMaterial p;  // what the job needs of the plan, which rank 0 holds
         p.material = m;
         p.successors = successors(m);
         p.positions = table_positions<N>(m);
-        const KeptTables::Reads reads{p.successors, TableKind::rul};
-        std::vector<std::shared_ptr<const RuleValues>> held;
-        for (const Material& s : p.successors)
-            if (auto values = store_.rules(s, reads)) held.push_back(std::move(values));
-        SolvedRules solved = [&] {
-            const KeptTables::Held working(kept_, rule_working_bytes<V>(m, p.positions), &reads);
-            return solve_rule_job<V>(o_, variant_dir_, p, held);
-        }();
-        if (pack) {  // some rule job reads them
-            store_.write_packed(m.name() + ".rul",
-                                [&] { write_packed_rules(variant_dir_, *solved.values, solved.entry.checksum); });
-            kept_.keep(std::move(solved.values));
-        }
         ManifestEntry entry;
         entry.material = m;
-        entry.rules = std::move(solved.entry);
+        entry.rules = executor_.solve_rules(p, {pack, true, {}, {}});
         return entry;
     }
 
@@ -334,8 +298,9 @@ private:
     const BuildOptions& o_;
     Session& session_;
     std::filesystem::path variant_dir_;
-    TableStore<V> store_;  // the values its jobs read
-    KeptTables& kept_ = store_.kept();  // those kept, with its jobs' working sets
+    Executor<V> executor_;  // runs its jobs alone; its store holds the values they read
+    TableStore<V>& store_ = executor_.store();
+    KeptTables& kept_ = executor_.kept();  // those kept, with its jobs' working sets
     TableExchange exchange_;
     tbb::task_arena arena_;
     TeamTraffic traffic_;

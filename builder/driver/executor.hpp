@@ -1,0 +1,119 @@
+// A build's jobs run on this process's threads: a material solved alone and
+// its tables written, or its .rul. The same code runs them in the
+// one-process build (build_of.hpp) and on each rank of a distributed build
+// (mpi/worker.hpp), which differ only in how the jobs reach them and where
+// their reports go. The values a job reads come from the store
+// (TableStore: kept, from other ranks, packed forms or files); what later
+// jobs read is written packed beside the tables and kept.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "builder/driver/build_options.hpp"
+#include "builder/driver/build_plan.hpp"
+#include "builder/driver/material_job.hpp"
+#include "builder/driver/packed_forms.hpp"
+#include "builder/driver/rule_job.hpp"
+#include "builder/driver/table_store.hpp"
+#include "builder/solver/solve.hpp"
+#include "builder/values/kept_tables.hpp"
+
+namespace dtb {
+
+template <class V>
+class Executor {
+public:
+    static constexpr int N = V::board_size;
+    using Elsewhere = typename TableStore<V>::Elsewhere;
+
+    // As TableStore's: `budget` bounds the values kept and the working sets
+    // of the jobs in work; `codes_only` keeps values without their capture
+    // marks (the one process); `note` is told what went the slow way.
+    Executor(const BuildOptions& o, std::uint64_t budget, bool codes_only,
+             std::function<void(const std::string&)> note = {})
+        : o_(o), variant_dir_(o.dir / o.variant), codes_only_(codes_only), store_(o, budget, codes_only, std::move(note)) {}
+
+    TableStore<V>& store() noexcept { return store_; }
+    KeptTables& kept() noexcept { return store_.kept(); }
+
+    // What a plain job of material m holds while it runs on this process's
+    // threads (plain_working_set()).
+    WorkingSet working_set(const Material& m) { return plain_working_set<V>(m, solver_threads(), kept().budget(), o_.solver); }
+
+    // How a job runs.
+    struct Job {
+        bool pack = false;  // some later job reads its values: written packed beside the tables, and kept
+        bool hold = false;  // its working set held in the store while it solves (else its caller holds it)
+        SolveProgress progress;
+        std::function<void()> solved;  // once solved and the values it read let go, before its files are written
+    };
+
+    // Material m solved alone, reading the tables it leads to from the store
+    // (`elsewhere` as TableStore::whole()), and its tables written: their
+    // manifest entry.
+    ManifestEntry solve_plain(const Material& m, const Job& job, const Elsewhere& elsewhere = {}) {
+        const std::vector<Material> leads_to = successors(m);
+        const KeptTables::Reads reads{leads_to, TableKind::dtw};
+        const WorkingSet w = working_set(m);
+        std::shared_ptr<SolvedValues> values;
+        {
+            std::optional<KeptTables::Held> working;
+            if (job.hold) working.emplace(kept(), w.bytes, &reads);
+            const SuccessorTables<V> tables(leads_to, o_.dir,
+                                            [&](const Material& s) { return store_.whole(s, reads, elsewhere); });
+            values = std::make_shared<SolvedValues>(
+                solve_material<V>(m, tables.get(), job.progress, w.pairs_at_once, o_.solver));
+        }  // the tables it read let go before they are released
+        if (job.solved) job.solved();
+        ManifestEntry entry = write_solved(o_, N, variant_dir_, *values);
+        maybe_kill_after_write(m);
+        if (job.pack) {
+            if (store_.write_packed(m.name(), [&] {
+                    write_packed_table(variant_dir_, *values, entry.dtw_checksum);
+                    return std::filesystem::file_size(packed_file(variant_dir_, m, TableKind::dtw));
+                }))
+                kept().on_disk(m);
+            if (codes_only_) values->drop_capture_marks();  // kept only for lookups, which read the codes
+            kept().keep(std::move(values));  // as it is if it fits, else packed
+        }
+        return entry;
+    }
+
+    // p's rule values solved, reading those its moves lead to from the
+    // store (else through their .rul files), and its .rul written: its record.
+    RuleEntry solve_rules(const PlannedMaterial& p, const Job& job) {
+        const KeptTables::Reads reads{p.successors, TableKind::rul};
+        std::vector<std::shared_ptr<const RuleValues>> held;
+        for (const Material& s : p.successors)
+            if (auto values = store_.rules(s, reads)) held.push_back(std::move(values));
+        SolvedRules solved = [&] {
+            std::optional<KeptTables::Held> working;
+            if (job.hold) working.emplace(kept(), rule_working_bytes<V>(p.material, p.positions), &reads);
+            return solve_rule_job<V>(o_, variant_dir_, p, held);
+        }();
+        held.clear();
+        if (job.solved) job.solved();
+        if (job.pack) {
+            store_.write_packed(p.material.name() + ".rul", [&] {
+                write_packed_rules(variant_dir_, *solved.values, solved.entry.checksum);
+                return std::filesystem::file_size(packed_file(variant_dir_, p.material, TableKind::rul));
+            });
+            kept().keep(std::move(solved.values));  // as they are if they fit, once kept tables are packed
+        }
+        return std::move(solved.entry);
+    }
+
+private:
+    const BuildOptions& o_;
+    std::filesystem::path variant_dir_;
+    bool codes_only_;
+    TableStore<V> store_;
+};
+
+}  // namespace dtb
