@@ -1,4 +1,4 @@
-// The one-process build of one variant: Builder<V> and build_tables_of<V>
+// The one-process build of one variant: LocalWorker<V> and build_tables_of<V>
 // (builder/driver/build.hpp). Included by build.cpp, which builds the five
 // variants, and by test_boards.cpp, which instantiates it for the 6x6 test
 // boards in a library only the tests link, so that dtb compiles neither the
@@ -7,14 +7,16 @@
 
 #include "builder/driver/build.hpp"
 
-#include <algorithm>
-#include <csignal>
-#include <cstdlib>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <exception>
 #include <limits>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
+#include <thread>
 
 #include <fmt/core.h>
 #include <tbb/global_control.h>
@@ -22,25 +24,27 @@
 #include <tbb/task_group.h>
 
 #include "builder/driver/build_plan.hpp"
+#include "builder/driver/coordinator.hpp"
 #include "builder/driver/executor.hpp"
 #include "builder/driver/material_job.hpp"
 #include "builder/driver/packed_forms.hpp"
 #include "builder/driver/progress.hpp"
 #include "builder/driver/rule_job.hpp"
 #include "builder/driver/scheduler.hpp"
-#include "builder/driver/table_store.hpp"
 #include "builder/system/work_profile.hpp"
 
 namespace dtb {
 
 namespace build_detail {
 
-// The build as one process: its jobs (BuildPlan::jobs(): each material's
-// plain tables, and with --rules its .rul) started by the scheduler of the
-// distributed build with one rank (scheduler.hpp: once the jobs they wait
+// The build as one process: the coordinator of the distributed build
+// (coordinator.hpp) with one worker, this process, given the plan's jobs
+// (BuildPlan::jobs(): each material's plain tables, and with --rules its
+// .rul) as the scheduler decides (scheduler.hpp: once the jobs they wait
 // for are done, the longest path of work first), several at once where
-// their working sets fit the memory budget, each with every thread (a
-// oneTBB task_group runs them).
+// their working sets fit the memory budget, each with every thread. The
+// coordinator runs on a thread of its own; the jobs run in oneTBB tasks of
+// an arena whose threads include the calling one (work()).
 //
 // The budget (--memory, default a third of the machine) covers what the
 // build holds: the working sets of the jobs in work
@@ -59,218 +63,155 @@ namespace build_detail {
 // again), and rule values through their .rul files; where there is no room
 // at all, through the probe cache.
 template <class V>
-class Builder {
+class LocalWorker final : public Workers {
 public:
-    static constexpr int N = V::board_size;
+    LocalWorker(const BuildOptions& o, const BuildPlan& plan, Progress& progress, std::uint64_t budget)
+        : plan_(plan),
+          progress_(progress),
+          executor_(o, budget, true, [&progress](const std::string& line) { progress.note(line); }),
+          keep_alive_(group_->defer([] {})) {
+        for (const BuildJob& job : plan.jobs())
+            for (const Material& s : plan.at(job.material).successors) kept().add_use(s, kind_of(job.kind == BuildJob::Kind::rule));
+    }
 
-    Builder(const BuildOptions& o, BuildPlan& plan)
-        : o_(o),
-          plan_(plan),
-          budget_(o.memory_bytes ? o.memory_bytes : default_memory_bytes()),
-          executor_(o, budget_, true, [this](const std::string& line) { progress_->note(line); }),
-          working_bytes_(plan.jobs().size()) {}
+    // The bytes job `job` holds while it runs; a plain job with one big pair
+    // a thread at once, or fewer where that would not fit the budget (at
+    // least one).
+    std::uint64_t working_bytes(const Material& m, bool rules) {
+        return rules ? rule_working_bytes<V>(m, table_positions<V::board_size>(m)) : executor_.working_set(m).bytes;
+    }
 
-    BuildReport run() {
-        const Clock::time_point start = Clock::now();
-        // Before the working sets, which count the threads.
-        std::optional<tbb::global_control> threads;
-        if (o_.threads > 0)
-            threads.emplace(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(o_.threads));
-        report_.memory_budget_bytes = budget_;
-        for (const std::string& note : plan_.notes()) fmt::print("{}\n", note);
-        std::uint64_t to_build = 0;
-        std::size_t building = 0;
-        std::vector<Scheduler::Unit> units;
-        for (std::size_t i = 0; i < working_bytes_.size(); ++i) {
-            const BuildJob& job = plan_.jobs()[i];
-            const bool plain = job.kind == BuildJob::Kind::plain;
-            if (plain) {
-                ++building;
-                to_build += job.positions;
-            }
-            for (const Material& s : plan_.at(job.material).successors)
-                kept_.add_use(s, plain ? TableKind::dtw : TableKind::rul);
-            units.push_back({job.positions, job.waits_for, job.reads, !plain, working_bytes(static_cast<int>(i))});
+    // Whether the jobs in work and one more, of `bytes` in all, fit once the
+    // kept values no job in work reads are packed if need be (it is not
+    // worth letting go of values that are then read again: the job waits
+    // instead). Asked by the scheduler, on the coordinator's thread.
+    bool room(std::uint64_t bytes) { return kept().make_room(bytes - working_); }
+
+    // Runs the jobs given until the coordinator says nothing is left, this
+    // thread among those of the arena.
+    void work() {
+        arena_.execute([&] { group_->wait(); });
+    }
+
+    // The first job given with nothing in work starts in any case, once all
+    // that can give up room has.
+    void assign(int, Assignment a) override {
+        const std::uint64_t bytes = working_bytes(a.material, a.rules);
+        if (running_ == 0) {
+            const KeptTables::Reads read{plan_.at(a.material).successors, kind_of(a.rules)};
+            kept().make_room(bytes, &read);
         }
-        // One rank, as many jobs at once as fit the budget, once the kept
-        // values no job in work reads are packed if need be.
-        scheduler_.emplace(std::move(units), std::vector<int>{std::numeric_limits<int>::max()}, 1, false,
-                           Scheduler::Memory{{}, [this](int, std::uint64_t bytes) {
-                                                 return kept_.make_room(bytes - working_);
-                                             }});
-        start_ = start;
-        Progress progress(o_.output, building, to_build);
-        progress_ = &progress;
-        for (const PlannedMaterial& p : plan_.materials())
-            if (!p.build) {
-                progress.note(fmt::format("{:<10} already built (in the manifest, files intact)", p.material.name()));
-                report_.materials.push_back({*plan_.manifest().find(p.material), true});
-            }
-        report_.rules = planned_rule_report(o_, plan_, [&](const std::string& line) { progress.note(line); });
-        {
-            const std::lock_guard lock(mutex_);
-            start_ready();
-        }
-        group_.wait();
-        if (!scheduler_->all_finished()) throw std::logic_error("the build stopped with jobs left that cannot start");
-        keep_packed(plan_.variant_dir(), {});  // every job that read them is done
-        const KeptTables::Counts kept = kept_.counts();
-        report_.kept.packed = kept.packed;
-        report_.kept.packed_from_bytes = kept.packed_from_bytes;
-        report_.kept.packed_to_bytes = kept.packed_to_bytes;
-        report_.kept.packing_seconds = kept.packing_seconds;
-        report_.kept.unpacked = kept.unpacked;
-        report_.kept.unpacking_seconds = kept.unpacking_seconds;
-        report_.kept.let_go = kept.let_go;
-        report_.peak_held_bytes = kept.peak_bytes;
+        ++running_;
+        working_ += bytes;
+        kept().hold(bytes);
+        arena_.enqueue(group_->defer([this, a = std::move(a), bytes] { run(a, bytes); }));
+    }
+
+    // A job's working set is let go when its done message is taken, as the
+    // scheduler then lets go of it.
+    std::optional<std::pair<int, Done>> done() override {
+        std::unique_lock lock(mutex_);
+        if (!finished_.wait_for(lock, std::chrono::seconds(1), [&] { return !done_.empty(); })) return std::nullopt;
+        Finished f = std::move(done_.front());
+        done_.pop_front();
+        lock.unlock();
+        --running_;
+        working_ -= f.bytes;
+        kept().free(f.bytes);
+        if (f.error) std::rethrow_exception(f.error);
+        return std::pair{0, std::move(f.done)};
+    }
+
+    void unread(const Material& m, TableKind kind) override { kept().let_go(m, kind); }
+
+    void finish() override {
+        if (keep_alive_) arena_.enqueue(std::move(keep_alive_));
+    }
+
+    // What it kept, packed, read and wrote, into `report`.
+    void count(BuildReport& report) {
+        const KeptTables::Counts kept = this->kept().counts();
+        report.kept.packed = kept.packed;
+        report.kept.packed_from_bytes = kept.packed_from_bytes;
+        report.kept.packed_to_bytes = kept.packed_to_bytes;
+        report.kept.packing_seconds = kept.packing_seconds;
+        report.kept.unpacked = kept.unpacked;
+        report.kept.unpacking_seconds = kept.unpacking_seconds;
+        report.kept.let_go = kept.let_go;
+        report.memory_budget_bytes = this->kept().budget();
+        report.peak_held_bytes = kept.peak_bytes;
         const TableStoreCounts read = executor_.store().counts();
-        report_.kept.written = read.written;
-        report_.kept.written_bytes = read.written_bytes;
-        report_.kept.writing_seconds = read.writing_seconds;
-        report_.kept.read_packed = read.read_packed;
-        report_.kept.read_packed_seconds = read.read_packed_seconds;
-        report_.kept.read_back = read.read_back.tables;
-        report_.kept.read_back_seconds = read.read_back.seconds;
-        report_.seconds = seconds_since(start);
-        report_.processor_seconds = cpu_seconds();
-        report_.positions_built = to_build;
-        report_.peak_memory_bytes = peak_resident_bytes();
-        return std::move(report_);
+        report.kept.written = read.written;
+        report.kept.written_bytes = read.written_bytes;
+        report.kept.writing_seconds = read.writing_seconds;
+        report.kept.read_packed = read.read_packed;
+        report.kept.read_packed_seconds = read.read_packed_seconds;
+        report.kept.read_back = read.read_back.tables;
+        report.kept.read_back_seconds = read.read_back.seconds;
     }
 
 private:
-    const BuildJob& job(int i) const { return plan_.jobs()[i]; }
+    struct Finished {
+        Done done;
+        std::uint64_t bytes;
+        std::exception_ptr error;
+    };
 
-    // What job i reads: never let go to make room for it.
-    KeptTables::Reads reads(int i) const {
-        return {plan_.at(job(i).material).successors,
-                job(i).kind == BuildJob::Kind::rule ? TableKind::rul : TableKind::dtw};
-    }
+    static TableKind kind_of(bool rules) { return rules ? TableKind::rul : TableKind::dtw; }
+    KeptTables& kept() { return executor_.kept(); }
 
-    // Starts the jobs the scheduler gives: a second job at once only if its
-    // working set fits once kept tables are packed (it is not worth letting
-    // go of values that are then read again: it waits instead); with
-    // nothing in work, the first in any case, once all that can give up
-    // room has (called with the mutex held).
-    void start_ready() {
-        for (const Scheduler::Assignment& a : scheduler_->assign(seconds_since(start_))) {
-            const int i = a.unit;
-            const std::uint64_t bytes = working_bytes_[i];
-            if (running_ == 0) {
-                const KeptTables::Reads read = reads(i);
-                kept_.make_room(bytes, &read);
+    // Job `a` run, its tables written; once solved, the values it read that
+    // no job left reads are let go (their packed forms go once the
+    // coordinator has its entry in the manifest).
+    void run(const Assignment& a, std::uint64_t bytes) {
+        Finished f{{a.unit, std::nullopt}, bytes, nullptr};
+        try {
+            const Material& m = a.material;
+            const PlannedMaterial& p = plan_.at(m);
+            const auto release = [&] {
+                for (const Material& s : p.successors) kept().used(s, kind_of(a.rules));
+            };
+            ManifestEntry entry;
+            if (a.rules) {
+                entry.material = m;
+                entry.rules = executor_.solve_rules(p, {a.pack, false, {}, release});
+            } else {
+                std::vector<std::string> waits_for;
+                for (const Material& w : p.waits_for) waits_for.push_back(w.name());
+                const work_profile::Scope profile(m.name(), p.positions, std::move(waits_for));
+                entry = executor_.solve_plain(m, {a.pack, false,
+                                                  {[&](int level, int levels) { progress_.level(m, level, levels); },
+                                                   [&](std::uint64_t n) { progress_.positions(n); }},
+                                                  [&] {
+                                                      release();
+                                                      work_profile::Scope::set_level(-1);
+                                                  }});
             }
-            ++running_;
-            working_ += bytes;
-            kept_.hold(bytes);
-            group_.run([this, i] {
-                if (job(i).kind == BuildJob::Kind::plain)
-                    solve(i);
-                else
-                    solve_rules(i);
-            });
+            f.done.entry = std::move(entry);
+        } catch (...) {
+            f.error = std::current_exception();
         }
-    }
-
-    // The bytes job i holds while it runs; a plain job with one big pair a
-    // thread at once, or fewer where that would not fit the budget (at
-    // least one).
-    std::uint64_t working_bytes(int i) {
-        const Material& m = job(i).material;
-        return job(i).kind == BuildJob::Kind::rule ? rule_working_bytes<V>(m, job(i).positions)
-                                                   : executor_.working_set(m).bytes;
-    }
-
-    // Plain job i: its material solved and its .wld and .dtw written, and
-    // kept (packed if need be) while a job left reads it.
-    void solve(int i) {
-        const Clock::time_point start = Clock::now();
-        const Material& m = job(i).material;
-        const PlannedMaterial& p = plan_.at(m);
-        progress_->started(m);
-        std::vector<std::string> waits_for;
-        for (const Material& w : p.waits_for) waits_for.push_back(w.name());
-        const work_profile::Scope profile(m.name(), p.positions, std::move(waits_for));
-        std::vector<Material> unread;
-        typename Executor<V>::Job run{kept_.uses(m, TableKind::dtw) > 0, false,
-                                      {[&](int level, int levels) { progress_->level(m, level, levels); },
-                                       [&](std::uint64_t n) { progress_->positions(n); }},
-                                      [&] {
-                                          unread = release(p, TableKind::dtw);
-                                          work_profile::Scope::set_level(-1);
-                                      }};
-        ManifestEntry entry = executor_.solve_plain(m, run);
-        entry.seconds = seconds_since(start);
+        return_free_memory();
         {
             const std::lock_guard lock(mutex_);
-            plan_.manifest().put(entry);
-            plan_.manifest().save(plan_.variant_dir() / Manifest::file_name);
-            for (const Material& s : unread) remove_packed(plan_.variant_dir(), s, TableKind::dtw);
-            report_.materials.push_back({entry, false});
-            done(i);
+            done_.push_back(std::move(f));
         }
-        progress_->finished(entry);
-        return_free_memory();
+        finished_.notify_one();
     }
 
-    // Rule job i: its material's rule values solved and its .rul written,
-    // and kept while a rule job left reads them.
-    void solve_rules(int i) {
-        const Material& m = job(i).material;
-        const PlannedMaterial& p = plan_.at(m);
-        const std::string name = job(i).name();
-        progress_->started(name);
-        std::vector<Material> unread;
-        typename Executor<V>::Job run{kept_.uses(m, TableKind::rul) > 0, false, {},
-                                      [&] { unread = release(p, TableKind::rul); }};
-        const RuleEntry entry = executor_.solve_rules(p, run);
-        std::string line;
-        {
-            const std::lock_guard lock(mutex_);
-            line = record_rule_table(plan_, m, job(i).positions, entry, *report_.rules);
-            for (const Material& s : unread) remove_packed(plan_.variant_dir(), s, TableKind::rul);
-            done(i);
-        }
-        progress_->finished(name, line);
-        return_free_memory();
-    }
-
-    // Job i is done: its working set is let go and the jobs it held up that
-    // are now ready start if they fit (called with the mutex held).
-    void done(int i) {
-        kept_.free(working_bytes_[i]);
-        working_ -= working_bytes_[i];
-        --running_;
-        scheduler_->released(i, 0);
-        scheduler_->finished(i, seconds_since(start_));
-        start_ready();
-    }
-
-    // A job that read p's successors' values of `kind` has solved them:
-    // those no job left reads are let go, and returned: the caller removes
-    // their packed forms once its own job is in the manifest (a build killed
-    // before that solves the job again, and reads them again).
-    std::vector<Material> release(const PlannedMaterial& p, TableKind kind) {
-        std::vector<Material> unread;
-        for (const Material& s : p.successors)
-            if (kept_.used(s, kind)) unread.push_back(s);
-        return unread;
-    }
-
-    const BuildOptions& o_;
-    BuildPlan& plan_;
-    std::uint64_t budget_;
-    Executor<V> executor_;  // runs the jobs; its store holds the values they read
-    KeptTables& kept_ = executor_.kept();  // those kept for the jobs left, with the working sets of the jobs in work
-    std::uint64_t working_ = 0;  // working sets of the jobs in work
-    int running_ = 0;           // jobs in work
-    std::vector<std::uint64_t> working_bytes_;  // each job's while it runs, as plan_.jobs()
-    std::optional<Scheduler> scheduler_;
-    Clock::time_point start_;
+    const BuildPlan& plan_;
+    Progress& progress_;
+    Executor<V> executor_;  // runs the jobs; its store keeps the values they read
+    int running_ = 0;                  // jobs in work (the coordinator's thread only)
+    std::uint64_t working_ = 0;        // their working sets
+    tbb::task_arena arena_;
+    // (Held by pointer: a task_group's destructor may throw, which the
+    // Workers' destructor must not.)
+    std::unique_ptr<tbb::task_group> group_ = std::make_unique<tbb::task_group>();
+    tbb::task_handle keep_alive_;  // run by finish(): until then the group waits
     std::mutex mutex_;
-    tbb::task_group group_;
-    Progress* progress_ = nullptr;
-    BuildReport report_;
+    std::deque<Finished> done_;  // jobs done, not yet taken
+    std::condition_variable finished_;
 };
 
 }  // namespace build_detail
@@ -280,8 +221,39 @@ BuildReport build_tables_of(const BuildOptions& options) {
     if (options.targets.empty()) throw std::invalid_argument("nothing to build: give --pieces N or --material M");
     const Clock::time_point start = Clock::now();
     if (!options.profile.empty()) work_profile::enable(options.profile);
-    BuildPlan plan(options, V::board_size, options.rules ? rule_terms<V>(options) : RuleTerms{});
-    BuildReport report = build_detail::Builder<V>(options, plan).run();
+    // Before the working sets, which count the threads.
+    std::optional<tbb::global_control> threads;
+    if (options.threads > 0)
+        threads.emplace(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(options.threads));
+    Coordinator coordinator(options,
+                            std::make_unique<BuildPlan>(options, V::board_size,
+                                                        options.rules ? rule_terms<V>(options) : RuleTerms{}),
+                            options.output);
+    build_detail::LocalWorker<V> worker(options, coordinator.plan(), coordinator.progress(),
+                                        options.memory_bytes ? options.memory_bytes : default_memory_bytes());
+    std::exception_ptr failed;
+    std::thread coordinating([&] {
+        try {
+            // One worker, as many jobs at once as fit the budget.
+            coordinator.run(worker, {std::numeric_limits<int>::max()},
+                            Scheduler::Memory{{}, [&](int, std::uint64_t bytes) { return worker.room(bytes); }},
+                            [&](const BuildJob& job, std::uint64_t) {
+                                return worker.working_bytes(job.material, job.kind == BuildJob::Kind::rule);
+                            },
+                            true);
+        } catch (...) {
+            failed = std::current_exception();
+            worker.finish();  // the jobs in work end, and work() returns
+        }
+    });
+    worker.work();
+    coordinating.join();
+    if (failed) std::rethrow_exception(failed);
+    BuildReport report = coordinator.finish();
+    worker.count(report);
+    report.seconds = seconds_since(start);
+    report.processor_seconds = cpu_seconds();
+    report.peak_memory_bytes = peak_resident_bytes();
     if (!options.profile.empty())
         work_profile::write(seconds_since(start),
                             options.threads > 0 ? options.threads : tbb::this_task_arena::max_concurrency(),

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <fmt/core.h>
@@ -18,8 +19,10 @@
 #include "builder/driver/build_plan.hpp"
 #include "builder/driver/material_job.hpp"
 #include "builder/driver/rule_job.hpp"
-#include "builder/mpi/coordinator.hpp"
+#include "builder/driver/coordinator.hpp"
 #include "builder/mpi/heartbeats.hpp"
+#include "builder/mpi/messages.hpp"
+#include "builder/mpi/mpi_team.hpp"
 #include "builder/mpi/session.hpp"
 #include "builder/mpi/worker.hpp"
 #include "draughts/variant.hpp"
@@ -27,6 +30,46 @@
 namespace dtb::mpi {
 
 namespace {
+
+// The coordinator's workers on the ranks: messages on the session's
+// coordination communicator (messages.hpp). A rank is told to let go of
+// values no job left reads with its next assignment.
+class RankWorkers final : public Workers {
+public:
+    explicit RankWorkers(const Session& session)
+        : session_(session), unread_(session.size), unread_rules_(session.size) {}
+
+    void assign(int rank, Assignment a) override {
+        a.unread = std::exchange(unread_[rank], {});
+        a.unread_rules = std::exchange(unread_rules_[rank], {});
+        send_text(session_.coordination, rank, assign_tag, to_text(a));
+    }
+
+    std::optional<std::pair<int, Done>> done() override {
+        const auto message = try_receive(session_.coordination, MPI_ANY_SOURCE, done_tag);
+        if (!message) {
+            quiet_.pause();
+            return std::nullopt;
+        }
+        quiet_.reset();
+        return std::pair{message->first, done_from_text(message->second)};
+    }
+
+    void unread(const Material& m, TableKind kind) override {
+        for (auto& rank : kind == TableKind::rul ? unread_rules_ : unread_) rank.push_back(m);
+    }
+
+    void finish() override {
+        for (int r = 0; r < session_.size; ++r) send_text(session_.coordination, r, finish_tag, "");
+    }
+
+private:
+    const Session& session_;
+    std::vector<std::vector<Material>> unread_, unread_rules_;  // per rank, since its last assignment
+    // Done messages polled after 200 µs growing to 5 ms while none comes
+    // (the coordinator's thread shares rank 0 with its solves).
+    Backoff quiet_{std::chrono::microseconds(200), std::chrono::microseconds(5000)};
+};
 
 template <class V>
 class DistributedBuild {
@@ -65,42 +108,45 @@ public:
         std::thread coordinating;
         if (session_.rank == 0) {
             try {
+                // Under a launcher standard output is rarely a terminal one
+                // watches (Open MPI gives rank 0 a pseudo-terminal): a line
+                // per material.
                 coordinator = std::make_unique<Coordinator>(
-                    o_, session_,
-                    std::make_unique<BuildPlan>(o_, V::board_size, o_.rules ? rule_terms<V>(o_) : RuleTerms{}),
-                    threads);
+                    o_, std::make_unique<BuildPlan>(o_, V::board_size, o_.rules ? rule_terms<V>(o_) : RuleTerms{}),
+                    o_.output == BuildOptions::Output::automatic ? BuildOptions::Output::log : o_.output);
+                coordinator->progress().note(fmt::format("building on {} ranks of {} threads", session_.size, threads));
             } catch (const std::exception& e) {
                 fail(e.what());
             }
             coordinating = std::thread([&] {
-                coordinator->run(slots, memory, [&](const BuildJob& job, std::uint64_t least) {
-                    return job.kind == BuildJob::Kind::rule
-                               ? rule_working_bytes<V>(job.material, job.positions)
-                               : plain_working_set<V>(job.material, solver_threads(), least, o_.solver).bytes;
-                });
+                try {
+                    RankWorkers workers(session_);
+                    coordinator->run(workers, slots, Scheduler::Memory{memory, {}},
+                                     [&](const BuildJob& job, std::uint64_t least) {
+                                         return job.kind == BuildJob::Kind::rule
+                                                    ? rule_working_bytes<V>(job.material, job.positions)
+                                                    : plain_working_set<V>(job.material, solver_threads(), least,
+                                                                           o_.solver)
+                                                          .bytes;
+                                     },
+                                     false);
+                } catch (const std::exception& e) {
+                    fail(e.what());
+                }
             });
         }
         worker.work();
         if (coordinating.joinable()) coordinating.join();
 
-        const RankCounts counts = worker.counts();
-        std::vector<RankCounts> all(session_.size);
-        MPI_Gather(&counts, sizeof(RankCounts), MPI_BYTE, all.data(), sizeof(RankCounts), MPI_BYTE, 0, MPI_COMM_WORLD);
+        const RankReport counts = worker.counts();
+        std::vector<RankReport> all(session_.size);
+        MPI_Gather(&counts, sizeof(RankReport), MPI_BYTE, all.data(), sizeof(RankReport), MPI_BYTE, 0, MPI_COMM_WORLD);
         heartbeats.stop();
         if (session_.rank != 0) return std::nullopt;
         BuildReport report = coordinator->finish();
-        for (int r = 0; r < session_.size; ++r) {
-            const RankCounts& c = all[r];
-            report.ranks.push_back({r, c.materials_alone, c.team_materials, c.rule_tables, c.packed_written,
-                                    c.packed_read, c.packed_failed, c.rules_through_files, c.working_seconds,
-                                    c.team_wait_seconds,
-                                    c.idle_seconds, c.cpu_seconds, c.bytes_sent, c.bytes_received,
-                                    c.table_parts_packed, c.table_parts_sent_again,
-                                    c.tables_read_back, c.read_back_seconds, c.read_back_cpu_seconds, c.kept_packed,
-                                    c.kept_unpacked, c.peak_memory});
-        }
+        report.ranks = std::move(all);
         report.seconds = seconds_since(start);
-        report.peak_memory_bytes = counts.peak_memory;
+        report.peak_memory_bytes = counts.peak_memory_bytes;
         return report;
     }
 

@@ -1,6 +1,7 @@
 // Every rank's part of a distributed build (docs/design.md, "Distributed
-// build"): the worker. It takes jobs from the coordinator (coordinator.hpp,
-// through the messages of messages.hpp) until it says nothing is left, and
+// build"): the worker. It takes jobs from the coordinator
+// (builder/driver/coordinator.hpp, through the messages of messages.hpp)
+// until it says nothing is left, and
 // solves them in oneTBB tasks of an arena of its own: whole materials and
 // rule tables, several at once, or its share of a material in a team
 // (MpiTeam), alone on the rank. It keeps what it solved or read within its
@@ -23,6 +24,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include <fmt/core.h>
@@ -52,16 +54,6 @@ inline void maybe_kill_rank(int rank, const std::string& job) {
         throw std::runtime_error("a test made rank " + std::to_string(rank) + " fail (DTB_TEST_FAIL_RANK)");
 }
 
-// What a rank counts of its own work, gathered by rank 0 at the end.
-struct RankCounts {
-    std::uint64_t materials_alone = 0, team_materials = 0, rule_tables = 0, bytes_sent = 0, bytes_received = 0;
-    std::uint64_t peak_memory = 0, packed_written = 0, packed_read = 0, packed_failed = 0, rules_through_files = 0;
-    std::uint64_t table_parts_packed = 0, table_parts_sent_again = 0;
-    std::uint64_t tables_read_back = 0, kept_packed = 0, kept_unpacked = 0;
-    double read_back_seconds = 0, read_back_cpu_seconds = 0;
-    double working_seconds = 0, team_wait_seconds = 0, idle_seconds = 0, cpu_seconds = 0;
-};
-
 template <class V>
 class Worker {
 public:
@@ -82,8 +74,10 @@ public:
         arena_.initialize(threads + 1, 1);
     }
 
-    // After work(): what this rank did.
-    RankCounts counts() {
+    // After work(): what this rank did (gathered by rank 0 as bytes).
+    RankReport counts() {
+        static_assert(std::is_trivially_copyable_v<RankReport>);
+        counts_.rank = session_.rank;
         counts_.bytes_sent = traffic_.bytes_sent + exchange_.bytes_sent();
         counts_.bytes_received = traffic_.bytes_received + exchange_.bytes_received();
         counts_.table_parts_packed = exchange_.parts_packed();
@@ -100,7 +94,7 @@ public:
         counts_.packed_read = static_cast<std::uint64_t>(read.read_packed);
         counts_.packed_failed = static_cast<std::uint64_t>(read.failed);
         counts_.rules_through_files = static_cast<std::uint64_t>(read.rules_through_files);
-        counts_.peak_memory = peak_resident_bytes();
+        counts_.peak_memory_bytes = peak_resident_bytes();
         counts_.cpu_seconds = cpu_seconds();
         return counts_;
     }
@@ -304,7 +298,7 @@ private:
     TableExchange exchange_;
     tbb::task_arena arena_;
     TeamTraffic traffic_;
-    RankCounts counts_;
+    RankReport counts_;
 };
 
 }  // namespace dtb::mpi
