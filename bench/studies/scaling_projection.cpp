@@ -80,33 +80,33 @@ namespace {
 
 struct Model {
     int threads = 32;                     // T
-    double ns_per_position = 667;         // c, one thread, a material alone (Canadian up to 5 pieces)
+    double ns_per_position = 167;         // c, one thread, a material alone (Canadian up to 5 pieces)
     double thread_efficiency = 0.9;       // e
-    double whole_overhead = 1.07;         // f, levels shared out by whole pairs
-    double men_overhead = 1.19;           // f, the same, men only (a position a pair)
-    double split_overhead = 1.07;         // f, levels whose pairs are split
-    double split_growth = 1;              // how much of a split level's f(2) - 1 grows with k (1: all, as the bytes)
-    double whole_growth = 1;              // the same, levels of whole pairs with kings
-    double whole_bytes = 9.0;             // b, bytes a position, whole pairs
-    double men_bytes = 27.5;              // b, men only
-    double split_bytes = 7.06;            // b, split pairs
+    double whole_overhead = 1.03;         // f, levels shared out by whole pairs
+    double men_overhead = 1.33;           // f, the same, men only (a position a pair)
+    double split_overhead = 1.29;         // f, levels whose pairs are split
+    double split_growth = 0.1;            // how much of a split level's f(2) - 1 grows with k (1: all, as the bytes)
+    double whole_growth = 0.1;            // the same, levels of whole pairs with kings
+    double whole_bytes = 2.89;            // b, bytes a position, whole pairs
+    double men_bytes = 9.60;              // b, men only
+    double split_bytes = 5.57;            // b, split pairs
     double bandwidth = 12.5e9;            // B, bytes a second a rank sends
     double latency_us = 5;                // a collective's latency: latency x (1 + log2 k) + 0.5 us x k
     double read_fraction = 0.5;           // c_read / c: reading a table back, over solving it
     double memory_bytes = 192.0 * (1 << 30);  // a rank's memory for tables
     int distances = 150;                  // rounds of updates of a split level
     double held_ratio = 4;                // a team of k holds a table whole only if k P' <= this x P (dtb's)
-    double shared_bytes = 1.45;           // bytes a position more when what it reads is shared out (measured)
-    double shared_overhead = 1;           // f more by this less 1, the same (lookups into them are questions)
+    double shared_bytes = 4.16;           // bytes a position more when what it reads is shared out (measured)
+    double shared_overhead = 1.19;        // f more by this less 1, the same (lookups into them are questions)
                                           // (both on shared_reference, all its tables shared out)
     bool shared_by_questions = true;      // charged by the questions into tables shared out (else all of it)
     double shared_position_part = 0;      // of shared_overhead - 1, the part a position pays whatever it asks
     std::string shared_reference = "KKMvKM";  // the Canadian material the shared inputs were measured on
     double reference_questions = 0;       // the questions a position of it asks, all its tables shared out (sampled)
     int question_samples = 1 << 16;       // positions sampled a material
-    double table_bytes = 2.125;           // bytes a position of a table sent to a rank (packed: measured)
-    double pack_gbps = 0;                 // GB of codes a thread packs a second (0: tables cross raw)
-    double unpack_gbps = 0;               // GB of codes a thread unpacks a second
+    double table_bytes = 0.172;           // bytes a position of a table sent to a rank, packed
+    double pack_gbps = 0.79;              // GB of codes a thread packs a second (0: tables cross raw)
+    double unpack_gbps = 2.24;            // GB of codes a thread unpacks a second
     // 2^24: the projections of cluster/README were made with it (dtb build's
     // default was 2^24 then, is 2^28 now, and teams also form where memory
     // requires, which this model leaves out).
@@ -118,7 +118,7 @@ struct Model {
     bool stages = true;          // levels of whole pairs with kings in stages, their exchanges beside the work (as dtb)
     double stage_positions = 1 << 18;  // a member's positions a stage (dtb's TeamOptions::stage_positions)
     double update_positions = 1 << 16;  // a split queue's updates a batch (TeamOptions::update_positions)
-    double split_update_share = 0.79;   // of a split level's bytes, its updates (5.6 of 7.06 on Canadian KKvKK)
+    double split_update_share = 0.75;   // of a split level's bytes, its updates
 };
 
 // Seconds a table of `bytes` (2.125 a position, as ranks hold it) takes to
@@ -505,6 +505,21 @@ std::string hours(double seconds) {
     return fmt::format("{:.2f} h", seconds / 3600);
 }
 
+// The model's inputs as this run takes them, each with where its default
+// comes from (the bracket that ends its description) and whether it was
+// given: the projection is a tool, and what it rests on is printed with it.
+void print_inputs(const CLI::App& app) {
+    fmt::print("{:<24} {:>10}  {}\n", "input", "value", "source of the default");
+    for (const CLI::Option* o : app.get_options()) {
+        const std::string d = o->get_description();
+        const auto open = d.rfind('[');
+        if (open == std::string::npos || d.back() != ']') continue;  // not a model input
+        const std::string value = o->count() > 0 ? o->as<std::string>() : o->get_default_str();
+        fmt::print("{:<24} {:>10}  {}{}\n", o->get_name(), value, d.substr(open + 1, d.size() - open - 2),
+                   o->count() > 0 ? " (given)" : "");
+    }
+}
+
 }  // namespace
 
 int run(int argc, char** argv) {
@@ -513,63 +528,88 @@ int run(int argc, char** argv) {
     int pieces = 6;
     std::vector<int> ranks{1, 16, 64, 256};
     Model m;
+    app.option_defaults()->always_capture_default();
     app.add_option("--variant", variant);
     app.add_option("--pieces", pieces);
     app.add_option("--ranks", ranks)->delimiter(',');
-    app.add_option("--threads", m.threads, "threads a rank");
-    app.add_option("--ns-per-position", m.ns_per_position, "thread nanoseconds a position, a material alone (measured)");
-    app.add_option("--thread-efficiency", m.thread_efficiency, "speed-up of a rank's threads over their number");
+    // The model's inputs: each description ends with where its default
+    // comes from, in brackets (printed with the projection, inputs()):
+    // measured (on this project's 2-core VMs, the step of docs/scaling.md
+    // named), assumed (a cluster's, or not measured), as dtb, or what if.
+    app.add_option("--threads", m.threads, "threads a rank [assumed: a node of 32 threads]");
+    app.add_option("--ns-per-position", m.ns_per_position,
+                   "thread nanoseconds a position, a material alone [measured: Canadian up to 5, one process, "
+                   "187 x 0.895, \"The team measured again after the block order\"]");
+    app.add_option("--thread-efficiency", m.thread_efficiency,
+                   "speed-up of a rank's threads over their number [assumed: 0.98 measured on 2 threads, 32 not "
+                   "measured]");
     app.add_option("--whole-overhead", m.whole_overhead,
-                   "a team of 2's processor time over one rank's, whole pairs (measured)");
-    app.add_option("--men-overhead", m.men_overhead, "the same, whole pairs of men only (measured)");
-    app.add_option("--split-overhead", m.split_overhead, "the same, split pairs (measured)");
+                   "a team of 2's processor time over one rank's, whole pairs [measured: Canadian KKMvKM, "
+                   "\"Capture marks sent home a word at a time\"]");
+    app.add_option("--men-overhead", m.men_overhead,
+                   "the same, whole pairs of men only [measured: Canadian MMvMM, \"Man moves fetched by blocks\"]");
+    app.add_option("--split-overhead", m.split_overhead,
+                   "the same, split pairs [measured: Canadian KKKMvK, \"Capture marks sent home a word at a time\"]");
     app.add_option("--split-growth", m.split_growth,
                    "the part of the split pairs' overhead that grows with the share that crosses ranks, "
-                   "(k - 1) / k (1: all of it; measured on teams of 2 to 4)");
-    app.add_option("--whole-growth", m.whole_growth, "the same, whole pairs with kings");
-    app.add_option("--whole-bytes", m.whole_bytes, "bytes a position a team of 2 exchanges, whole pairs (measured)");
-    app.add_option("--men-bytes", m.men_bytes, "the same, men only (measured)");
-    app.add_option("--split-bytes", m.split_bytes, "the same, split pairs (measured)");
-    app.add_option("--bandwidth", m.bandwidth, "bytes a second a rank sends (assumed)");
-    app.add_option("--latency-us", m.latency_us, "a collective's latency in microseconds (assumed)");
-    app.add_option("--distances", m.distances, "rounds of updates a split level (assumed)");
-    app.add_option("--read-fraction", m.read_fraction, "reading a table back over solving it (measured)");
+                   "(k - 1) / k, 1: all of it [measured: teams of 2 to 4, \"Split levels on teams of 2 to 4\"]");
+    app.add_option("--whole-growth", m.whole_growth,
+                   "the same, whole pairs with kings [measured: teams of 2 to 4, \"Split levels on teams of 2 to 4\"]");
+    app.add_option("--whole-bytes", m.whole_bytes,
+                   "bytes a position a team of 2 exchanges, whole pairs [measured: Canadian KKMvKM, before the "
+                   "exchanges crossed packed]");
+    app.add_option("--men-bytes", m.men_bytes,
+                   "the same, men only [measured: Canadian MMvMM, before the exchanges crossed packed]");
+    app.add_option("--split-bytes", m.split_bytes,
+                   "the same, split pairs [measured: Canadian KKKMvK, before the exchanges crossed packed]");
+    app.add_option("--bandwidth", m.bandwidth, "bytes a second a rank sends [assumed: 100 Gb/s]");
+    app.add_option("--latency-us", m.latency_us, "a collective's latency in microseconds [assumed]");
+    app.add_option("--distances", m.distances, "rounds of updates a split level [assumed]");
+    app.add_option("--read-fraction", m.read_fraction,
+                   "reading a table back over solving it [measured: Canadian, 150 against 315 ns a position]");
     double memory_gib = m.memory_bytes / (1 << 30);
-    app.add_option("--memory-gib", memory_gib, "a rank's memory for tables (assumed)");
+    app.add_option("--memory-gib", memory_gib, "a rank's memory for tables [assumed]");
     app.add_option("--team-positions", m.team_positions,
-                   "as dtb build's (default 2^24, the projections of cluster/README; dtb build's is 2^28)");
-    app.add_option("--held-ratio", m.held_ratio, "a team of k holds a table of P' positions whole if k P' <= this x P");
+                   "as dtb build's: one rank a team per so many positions [what if: 2^24, the projections of "
+                   "cluster/README; dtb build's is 2^28]");
+    app.add_option("--held-ratio", m.held_ratio,
+                   "a team of k holds a table of P' positions whole if k P' <= this x P [as dtb]");
     app.add_option("--shared-bytes", m.shared_bytes,
                    "bytes a position more when tables are shared out: the questions' and answers' of the reference "
-                   "material with all its tables shared out (measured)");
+                   "material with all its tables shared out [measured: Canadian KKMvKM, \"Lookups charged by the "
+                   "questions\"]");
     app.add_option("--shared-overhead", m.shared_overhead,
                    "a team of 2's processor time more, over one rank's, when tables are shared out: the reference "
-                   "material's with all its tables shared out (measured)");
+                   "material's with all its tables shared out [measured: Canadian KKMvKM, \"Lookups charged by the "
+                   "questions\"]");
     app.add_option("--shared-by-questions", m.shared_by_questions,
                    "the two above charged by the questions a position asks of the tables shared out, against those "
-                   "of the reference material (0: all of them to a material with any table shared out)");
+                   "of the reference material, 0: all of them to a material with any table shared out [as dtb]");
     app.add_option("--shared-position-part", m.shared_position_part,
-                   "of the shared overhead, the part every position pays whatever it asks (estimated)");
+                   "of the shared overhead, the part every position pays whatever it asks [measured: within the "
+                   "runs' spread]");
     app.add_option("--shared-reference", m.shared_reference,
                    "the Canadian material whose tables, all shared out, the shared inputs were measured on");
     app.add_option("--question-samples", m.question_samples, "positions sampled a material to count its questions");
     std::string questions_of;
     app.add_option("--questions", questions_of,
                    "print the questions a position of this material asks of each table it reads, sampled, and stop");
-    app.add_option("--table-bytes", m.table_bytes, "bytes a position of a table sent to a rank (measured)");
-    app.add_option("--pack-gbps", m.pack_gbps, "GB of a table's codes a thread packs a second (measured; 0: raw)");
-    app.add_option("--unpack-gbps", m.unpack_gbps, "GB a thread unpacks a second (measured)");
-    app.add_option("--packed-once", m.packed_once, "a holder packs a table's part once for all askers (as dtb)");
+    app.add_option("--table-bytes", m.table_bytes,
+                   "bytes a position of a table sent to a rank [measured: packed, \"Tables packed on the wire\"]");
+    app.add_option("--pack-gbps", m.pack_gbps,
+                   "GB of a table's codes a thread packs a second, 0: raw [measured: zstd level 1 on byte planes]");
+    app.add_option("--unpack-gbps", m.unpack_gbps, "GB a thread unpacks a second [measured: the same]");
+    app.add_option("--packed-once", m.packed_once, "a holder packs a table's part once for all askers [as dtb]");
     app.add_option("--split-update-share", m.split_update_share,
-                   "of a split level's bytes, the part that is predecessor updates (measured)");
+                   "of a split level's bytes, the part that is predecessor updates [measured: Canadian KKKMvK]");
     app.add_option("--stages", m.stages,
                    "levels of whole pairs with kings solved in stages, each stage's exchanges beside the next's "
-                   "solving, and split levels' updates crossing beside the next batch's work (as dtb)");
+                   "solving, and split levels' updates crossing beside the next batch's work [as dtb]");
     app.add_option("--clock", m.clock,
                    "the scheduler is told the time, so a team may start on fewer ranks and lower priorities "
-                   "backfill ranks a team waits for (as dtb; 0: it waits for its ranks, nothing else starts)");
+                   "backfill ranks a team waits for; 0: it waits for its ranks, nothing else starts [as dtb]");
     app.add_option("--growing-teams", m.growing_teams,
-                   "what if idle ranks joined running teams at their next level (dtb does not)");
+                   "idle ranks join running teams at their next level [what if: dtb's teams keep their size]");
     CLI11_PARSE(app, argc, argv);
     m.memory_bytes = memory_gib * (1 << 30);
     if (!questions_of.empty()) {
@@ -602,23 +642,10 @@ int run(int argc, char** argv) {
     }
     fmt::print("{} up to {} pieces: {} materials, {:.3g} positions, the largest {:.3g}\n", variant, pieces, units.size(),
                static_cast<double>(total), static_cast<double>(largest));
-    fmt::print("model: {} threads a rank at {:.0f} ns a position (efficiency {}); a team of 2's overhead {} (whole "
-               "pairs), {} (men only), {} (split), of it growing with k {} (whole) and {} (split), and bytes a "
-               "position {}, {}, {}; {:.1f} GB/s, {} us latency, {} distances a split level, {:.0f} GiB a rank, "
-               "reading back {} of a solve; tables sent at {} bytes a position, packed at {} GB/s and unpacked at {} "
-               "GB/s a thread\n",
-               m.threads, m.ns_per_position, m.thread_efficiency, m.whole_overhead, m.men_overhead, m.split_overhead,
-               m.whole_growth, m.split_growth, m.whole_bytes, m.men_bytes, m.split_bytes, m.bandwidth / 1e9,
-               m.latency_us, m.distances, m.memory_bytes / (1 << 30), m.read_fraction, m.table_bytes, m.pack_gbps,
-               m.unpack_gbps);
+    print_inputs(app);
     if (m.shared_by_questions)
-        fmt::print("lookups into tables shared out: f {} and {} bytes a position more on canadian {} with all its "
-                   "tables shared out ({:.3f} questions a position), charged by the questions, {} of f a position\n",
-                   m.shared_overhead, m.shared_bytes, m.shared_reference, m.reference_questions,
-                   m.shared_position_part);
-    else
-        fmt::print("lookups into tables shared out: f {} and {} bytes a position more\n", m.shared_overhead,
-                   m.shared_bytes);
+        fmt::print("lookups into tables shared out: canadian {} asks {:.3f} questions a position of them\n",
+                   m.shared_reference, m.reference_questions);
     // Against the work alone: one rank solving every material, no table read back.
     double one = 0;
     for (const Material& u : units) one += solving(m, u, 1).work;

@@ -7,6 +7,7 @@
 
 #include "builder/driver/build.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -124,7 +125,9 @@ public:
 
     void unread(const Material& m, TableKind kind) override { kept().let_go(m, kind); }
 
+    // Jobs given and not yet started do not start (after a failure).
     void finish() override {
+        stopping_ = true;
         if (keep_alive_) arena_.enqueue(std::move(keep_alive_));
     }
 
@@ -164,6 +167,7 @@ private:
     // no job left reads are let go (their packed forms go once the
     // coordinator has its entry in the manifest).
     void run(const Assignment& a, std::uint64_t bytes) {
+        if (stopping_) return;
         Finished f{{a.unit, std::nullopt}, bytes, nullptr};
         try {
             const Material& m = a.material;
@@ -212,6 +216,7 @@ private:
     std::mutex mutex_;
     std::deque<Finished> done_;  // jobs done, not yet taken
     std::condition_variable finished_;
+    std::atomic<bool> stopping_{false};
 };
 
 }  // namespace build_detail
