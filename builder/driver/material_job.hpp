@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_reduce.h>
@@ -18,6 +19,7 @@
 #include "builder/values/solved_values.hpp"
 #include "builder/solver/solve.hpp"
 #include "builder/output/table_writer.hpp"
+#include "builder/team/ranges.hpp"
 #include "builder/team/team.hpp"
 #include "builder/team/team_tables.hpp"
 #include "builder/values/kept_tables.hpp"
@@ -152,6 +154,33 @@ struct TableSources {
     bool keep_home = true;
 };
 
+// Table s whole on every member of `team`, from the ranges of it the
+// members keep, if each keeps the range a team of its size gives it (s was
+// solved by a team of as many ranks, in the same order): each range packed
+// once and sent to every other member (share_packed()). Null on every
+// member if one lacks its range.
+template <class V>
+std::shared_ptr<const SolvedValues> gather_ranges_in_team(Team& team, KeptTables* kept, const Material& s,
+                                                          int block_shift, const KeptTables::Reads& reads) {
+    const int k = team.size(), me = team.rank();
+    const Ranges ranges = Ranges::split(table_positions<V::board_size>(s), k, block_shift);
+    const std::shared_ptr<const SolvedValues> mine = kept ? kept->find(s, &reads) : nullptr;
+    const bool has = mine && mine->first == ranges.first(me) && mine->codes.size() == ranges.count(me) &&
+                     mine->capture.size() == (ranges.count(me) + 63) / 64;
+    if (team.all_sum(has ? 1 : 0) != static_cast<std::uint64_t>(k)) return nullptr;
+    auto whole = std::make_shared<SolvedValues>(s, Index<V::board_size>(s).size());
+    std::copy(mine->codes.begin(), mine->codes.end(), whole->codes.begin() + static_cast<std::ptrdiff_t>(mine->first));
+    std::copy(mine->capture.begin(), mine->capture.end(),
+              whole->capture.begin() + static_cast<std::ptrdiff_t>(mine->first / 64));  // ranges start at multiples of 64
+    std::vector<std::uint64_t> first(k), count(k);
+    for (int j = 0; j < k; ++j) {
+        first[j] = ranges.first(j);
+        count[j] = ranges.count(j);
+    }
+    share_packed(team, *whole, first, count);
+    return whole;
+}
+
 // Solves material m with `team` and writes its tables. The tables m leads to
 // are held whole by every member where each has room among its `kept`
 // tables (null: none), taken in order of size, the members agreeing table
@@ -188,13 +217,19 @@ std::optional<ManifestEntry> solve_in_team(Team& team, const BuildOptions& o, co
             continue;
         }
         if (team.all_sum(copy ? 1 : 0) != k) {
-            // Who has it: the highest member that does, else member 0 if it can fetch it.
+            // Who has it: the highest member that does; else every member its
+            // range of it (the ranges of this team's split), each range
+            // crossing once to the others; else member 0 if it can fetch it.
             int source = static_cast<int>(team.all_max(copy ? team.rank() + 1 : 0)) - 1;
-            if (source < 0) {  // every member takes part, whatever its `fetch`
+            std::shared_ptr<const SolvedValues> gathered;
+            if (source < 0) gathered = gather_ranges_in_team<V>(team, kept, s, o.block_shift, reads);
+            if (source < 0 && !gathered) {  // every member takes part, whatever its `fetch`
                 if (team.rank() == 0 && sources.whole) copy = sources.whole(s);
                 if (team.all_max(copy ? 1 : 0)) source = 0;
             }
-            if (source >= 0) {
+            if (gathered) {
+                copy = std::move(gathered);
+            } else if (source >= 0) {
                 copy = send_whole_in_team(team, source, copy, s, Index<V::board_size>(s).size());
             } else {
                 // Capture positions of s are answered from the tables held so far and what this rank has.
