@@ -72,12 +72,13 @@ public:
           executor_(o, budget, true, [&progress](const std::string& line) { progress.note(line); }),
           keep_alive_(group_->defer([] {})) {
         for (const BuildJob& job : plan.jobs())
-            for (const Material& s : plan.at(job.material).successors) kept().add_use(s, kind_of(job.kind == BuildJob::Kind::rule));
+            for (const Material& s : plan.at(job.material).successors)
+                kept().add_use(s, kind_of(job.kind == BuildJob::Kind::rule));
     }
 
-    // The bytes job `job` holds while it runs; a plain job with one big pair
-    // a thread at once, or fewer where that would not fit the budget (at
-    // least one).
+    // The bytes a job of material m holds while it runs: a plain job one big
+    // pair a thread at once, or fewer where that would not fit the budget
+    // (at least one); a rule job rule_working_bytes().
     std::uint64_t working_bytes(const Material& m, bool rules) {
         return rules ? rule_working_bytes<V>(m, table_positions<V::board_size>(m)) : executor_.working_set(m).bytes;
     }

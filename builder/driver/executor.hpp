@@ -37,14 +37,19 @@ public:
     // marks (the one process); `note` is told what went the slow way.
     Executor(const BuildOptions& o, std::uint64_t budget, bool codes_only,
              std::function<void(const std::string&)> note = {})
-        : o_(o), variant_dir_(o.dir / o.variant), codes_only_(codes_only), store_(o, budget, codes_only, std::move(note)) {}
+        : o_(o),
+          variant_dir_(o.dir / o.variant),
+          codes_only_(codes_only),
+          store_(o, budget, codes_only, std::move(note)) {}
 
     TableStore<V>& store() noexcept { return store_; }
     KeptTables& kept() noexcept { return store_.kept(); }
 
     // What a plain job of material m holds while it runs on this process's
     // threads (plain_working_set()).
-    WorkingSet working_set(const Material& m) { return plain_working_set<V>(m, solver_threads(), kept().budget(), o_.solver); }
+    WorkingSet working_set(const Material& m) {
+        return plain_working_set<V>(m, solver_threads(), kept().budget(), o_.solver);
+    }
 
     // How a job runs.
     struct Job {
