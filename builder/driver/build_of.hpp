@@ -71,6 +71,11 @@ public:
           progress_(progress),
           executor_(o, budget, true, [&progress](const std::string& line) { progress.note(line); }),
           keep_alive_(group_->defer([] {})) {
+        // The jobs' threads, solver_threads() in all: the calling thread
+        // among them (work()). With one, oneTBB gives enqueued tasks a
+        // worker of their own whatever the limit, so the calling thread
+        // only waits.
+        arena_.initialize(static_cast<int>(solver_threads()), solver_threads() > 1 ? 1 : 0);
         for (const BuildJob& job : plan.jobs())
             for (const Material& s : plan.at(job.material).successors)
                 kept().add_use(s, kind_of(job.kind == BuildJob::Kind::rule));
@@ -90,9 +95,12 @@ public:
     bool room(std::uint64_t bytes) { return kept().make_room(bytes - working_); }
 
     // Runs the jobs given until the coordinator says nothing is left, this
-    // thread among those of the arena.
+    // thread among those of the arena where there are more than one.
     void work() {
-        arena_.execute([&] { group_->wait(); });
+        if (solver_threads() > 1)
+            arena_.execute([&] { group_->wait(); });
+        else
+            group_->wait();
     }
 
     // The first job given with nothing in work starts in any case, once all
