@@ -37,10 +37,7 @@ public:
     // marks (the one process); `note` is told what went the slow way.
     Executor(const BuildOptions& o, std::uint64_t budget, bool codes_only,
              std::function<void(const std::string&)> note = {})
-        : o_(o),
-          variant_dir_(o.dir / o.variant),
-          codes_only_(codes_only),
-          store_(o, budget, codes_only, std::move(note)) {}
+        : o_(o), store_(o, budget, codes_only, std::move(note)) {}
 
     TableStore<V>& store() noexcept { return store_; }
     KeptTables& kept() noexcept { return store_.kept(); }
@@ -76,15 +73,15 @@ public:
                 solve_material<V>(m, tables.get(), job.progress, w.pairs_at_once, o_.solver));
         }  // the tables it read let go before they are released
         if (job.solved) job.solved();
-        ManifestEntry entry = write_solved(o_, N, variant_dir_, *values);
+        ManifestEntry entry = write_solved(o_, N, variant_dir(), *values);
         maybe_kill_after_write(m);
         if (job.pack) {
             if (store_.write_packed(m.name(), [&] {
-                    write_packed_table(variant_dir_, *values, entry.dtw_checksum);
-                    return std::filesystem::file_size(packed_file(variant_dir_, m, TableKind::dtw));
+                    write_packed_table(variant_dir(), *values, entry.dtw_checksum);
+                    return std::filesystem::file_size(packed_file(variant_dir(), m, TableKind::dtw));
                 }))
                 kept().on_disk(m);
-            if (codes_only_) values->drop_capture_marks();  // kept only for lookups, which read the codes
+            if (store_.codes_only()) values->drop_capture_marks();  // kept only for lookups, which read the codes
             kept().keep(std::move(values));  // as it is if it fits, else packed
         }
         return entry;
@@ -100,14 +97,14 @@ public:
         SolvedRules solved = [&] {
             std::optional<KeptTables::Held> working;
             if (job.hold) working.emplace(kept(), rule_working_bytes<V>(p.material, p.positions), &reads);
-            return solve_rule_job<V>(o_, variant_dir_, p, held);
+            return solve_rule_job<V>(o_, variant_dir(), p, held);
         }();
         held.clear();
         if (job.solved) job.solved();
         if (job.pack) {
             store_.write_packed(p.material.name() + ".rul", [&] {
-                write_packed_rules(variant_dir_, *solved.values, solved.entry.checksum);
-                return std::filesystem::file_size(packed_file(variant_dir_, p.material, TableKind::rul));
+                write_packed_rules(variant_dir(), *solved.values, solved.entry.checksum);
+                return std::filesystem::file_size(packed_file(variant_dir(), p.material, TableKind::rul));
             });
             kept().keep(std::move(solved.values));  // as they are if they fit, once kept tables are packed
         }
@@ -115,9 +112,9 @@ public:
     }
 
 private:
+    const std::filesystem::path& variant_dir() const noexcept { return store_.variant_dir(); }
+
     const BuildOptions& o_;
-    std::filesystem::path variant_dir_;
-    bool codes_only_;
     TableStore<V> store_;
 };
 

@@ -65,6 +65,8 @@ public:
         : o_(o), variant_dir_(o.dir / o.variant), kept_(budget), codes_only_(codes_only), note_(std::move(note)) {}
 
     KeptTables& kept() noexcept { return kept_; }
+    const std::filesystem::path& variant_dir() const noexcept { return variant_dir_; }
+    bool codes_only() const noexcept { return codes_only_; }
 
     // Table s whole for a job that reads `reads`: kept; else, if there is
     // room for it, from `elsewhere` (may be empty), its packed form or its
