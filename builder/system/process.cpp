@@ -4,6 +4,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <mutex>
+
 namespace dtb {
 
 std::uint64_t physical_memory() {
@@ -27,6 +29,11 @@ double cpu_seconds() {
 
 void return_free_memory() {
 #ifdef __GLIBC__
+    // One call at a time. Where a sanitizer replaces malloc, glibc's heap is
+    // first set up by this call, and glibc marks it set up before it is: a
+    // second thread calling at once walked bins not yet made and crashed.
+    static std::mutex one_at_a_time;
+    const std::lock_guard lock(one_at_a_time);
     malloc_trim(0);
 #endif
 }
