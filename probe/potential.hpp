@@ -70,6 +70,32 @@ public:
         visit(0, white_men_, black_men_, p, 0, 0, walk, f);
     }
 
+    // The place of a men configuration among those of its potential, in
+    // for_each_men_configuration()'s order: the configurations that walk
+    // skips before it, counted from the same table. Each man adds those of
+    // the choices the walk takes before his on his square (an empty square,
+    // and for Black's a White man), so it costs a lookup or two a man.
+    std::uint64_t rank_in_level(Bitboard white_men, Bitboard black_men) const noexcept {
+        int white = white_men_, black = black_men_, p = potential<N>(white_men, black_men);
+        std::uint64_t rank = 0;
+        // Bits rise with squares (Geometry::bit_of_square), so the men come in the walk's order.
+        draughts::for_each_bit(white_men | black_men, [&](int b) {
+            const int square = geometry::square_of_bit[b];
+            const int up = advancement<N>(draughts::Color::white, square);
+            rank += ways(square + 1, white, black, p);
+            if (draughts::bit<Bitboard>(b) & white_men) {
+                --white;
+                p -= up;
+                return;
+            }
+            if (white > 0 && geometry::row_of_square(square) != 0 && p >= up)
+                rank += ways(square + 1, white - 1, black, p - up);
+            --black;
+            p -= advancement<N>(draughts::Color::black, square);
+        });
+        return rank;
+    }
+
 private:
     std::size_t slot(int square, int white, int black, int p) const noexcept {
         return ((static_cast<std::size_t>(square) * (white_men_ + 1) + white) * (black_men_ + 1) + black) *

@@ -48,6 +48,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -59,6 +60,7 @@
 
 #include "builder/system/process.hpp"
 #include "builder/values/solved_values.hpp"
+#include "builder/solver/level_values.hpp"
 #include "builder/solver/pair_queue.hpp"
 #include "builder/solver/pair_space.hpp"
 #include "builder/solver/pair_state.hpp"
@@ -131,22 +133,26 @@ public:
         const Material& material = space_.material();
         const PotentialLevels<N> levels(material);
         const int level_count = static_cast<int>(levels.levels().size());
-        if (!team_) values_ = SolvedValues(material, space_.side(0).size());
+        std::optional<LevelValues<V>> alone;
+        if (!team_)
+            alone.emplace(space_, levels, table_positions<N>(material) >= options_.levels_from_positions);
         for (int l = 0; l < level_count; ++l) {
+            if (alone) alone->start(l);
             return_free_memory();  // what the level before freed
             work_profile::Scope::set_level(l);
             if (progress_.level_started) progress_.level_started(l, level_count);
             if (team_)
                 member_->solve_level(levels, levels.levels()[l], l == 0);
             else
-                solve_level(levels, levels.levels()[l]);
+                solve_level(levels, levels.levels()[l], *alone);
         }
         if (team_) {
             tables_->home().max_code = static_cast<std::uint32_t>(team_->all_max(max_code_.value()));
             return std::move(tables_->home());
         }
-        values_.max_code = max_code_.value();
-        return std::move(values_);
+        SolvedValues values = alone->whole();
+        values.max_code = max_code_.value();
+        return values;
     }
 
 private:
@@ -166,10 +172,10 @@ private:
     // that order: written in order, nothing ranked): with all threads inside
     // (Shared), or on this thread, beside other pairs.
     template <bool Shared>
-    void solve_big_pair(const PairQueue<V>& queue, const Pair& pair, PairScratch& scratch) {
-        const Layout layout = space_.layout_of(pair);
+    void solve_big_pair(const PairQueue<V>& queue, const Pair& pair, LevelValues<V>& values, PairScratch& scratch) {
+        const Layout layout = layout_in(values, pair);
         const auto count = static_cast<std::uint32_t>(space_.pair_positions(pair));
-        const DirectSource<V> source(*successors_, values_);
+        const DirectSource<V> source(*successors_, values.above());
         Layout in_blocks = layout;
         in_blocks.in_blocks = true;
         const auto set_up_range = [&](const PairStates<Shared>& states, SolvedValues& blocks, std::uint32_t first,
@@ -193,15 +199,23 @@ private:
                 set_up_range(states, blocks, 0, count, push);
             }
         };
-        max_code_.note(queue.template solve_in_blocks<Shared>(values_, layout, count, scratch, set_up));
+        max_code_.note(queue.template solve_in_blocks<Shared>(values.current(), layout, count, scratch, set_up));
         report(count);
+    }
+
+    // A pair's layout in the level's codes (LevelValues::place()).
+    Layout layout_in(const LevelValues<V>& values, const Pair& pair) const {
+        Layout layout = space_.layout_of(pair, !values.by_levels());
+        values.place(layout);
+        return layout;
     }
 
     // One process: the pairs of a level in parallel, a pair on one thread;
     // big ones so in whole rounds of a pair a thread (SolverOptions), those
     // left over side by side with the threads shared out among them (a
     // material of kings only has one pair).
-    void solve_level(const PotentialLevels<N>& levels, const typename PotentialLevels<N>::Level& level) {
+    void solve_level(const PotentialLevels<N>& levels, const typename PotentialLevels<N>::Level& level,
+                     LevelValues<V>& values) {
         const PairQueue<V> queue(space_);
         const std::vector<Pair> pairs = space_.pairs_of(levels, level);
         if (2 * space_.side(0).king_placements() >= options_.big_pair_positions) {
@@ -214,10 +228,10 @@ private:
                 options_.big_pairs_alone_from ? options_.big_pairs_alone_from : solver_threads();
             const std::size_t alone = pairs.size() / round * round;
             in_lanes(work_profile::Kind::big_pairs, 0, alone, lanes, [&](std::size_t i, std::size_t lane) {
-                solve_big_pair<false>(queue, pairs[i], scratches_[lane]);
+                solve_big_pair<false>(queue, pairs[i], values, scratches_[lane]);
             });
             in_lanes(work_profile::Kind::shared_pairs, alone, pairs.size(), lanes, [&](std::size_t i, std::size_t lane) {
-                solve_big_pair<true>(queue, pairs[i], scratches_[lane]);
+                solve_big_pair<true>(queue, pairs[i], values, scratches_[lane]);
             });
             return;
         }
@@ -226,13 +240,13 @@ private:
         tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pairs.size(), 1),
                           [&](const tbb::blocked_range<std::size_t>& r) {
                               PairScratch& scratch = scratches.local();
-                              DirectSource<V> source(*successors_, values_);
+                              DirectSource<V> source(*successors_, values.above());
                               std::uint64_t positions = 0;
                               for (std::size_t i = r.begin(); i != r.end(); ++i) {
                                   const auto piece = step.piece();
-                                  const Layout layout = space_.layout_of(pairs[i]);
+                                  const Layout layout = layout_in(values, pairs[i]);
                                   const auto count = static_cast<std::uint32_t>(space_.pair_positions(pairs[i]));
-                                  max_code_.note(queue.solve_alone(values_, layout, count, scratch, source));
+                                  max_code_.note(queue.solve_alone(values.current(), layout, count, scratch, source));
                                   positions += count;
                               }
                               report(positions);  // once per chunk: pairs can be 2 positions
@@ -245,7 +259,6 @@ private:
     SolverOptions options_;
     MaxCode max_code_;
     // One process:
-    SolvedValues values_;
     std::uint64_t pairs_at_once_ = 1;
     std::vector<PairScratch> scratches_;  // a big pair's each, kept from level to level
     // A team:

@@ -1,6 +1,6 @@
 // How the solvers cut a level's work (MaterialSolver, RuleSolver): which
-// block pairs are big, when a level's big pairs go one to a thread, and the
-// threads they have.
+// block pairs are big, when a level's big pairs go one to a thread, which
+// materials are held a level at a time, and the threads they have.
 #pragma once
 
 #include <cstddef>
@@ -21,6 +21,14 @@ struct SolverOptions {
     // side by side with threads inside each. 0: as many as there are
     // threads. Tests set it to force either way.
     std::uint64_t big_pairs_alone_from = 0;
+    // A material of at least this many positions is solved a level at a
+    // time (LevelValues): only the level being solved and the one above it
+    // held as codes, the levels left behind packed in bands of the table.
+    // Until the writer and the kept tables read those bands (docs/design.md,
+    // "Levels in memory") the solve ends by putting the whole material's
+    // values together anyway, at about a tenth more processor time, so none
+    // is by default; tests set 0.
+    std::uint64_t levels_from_positions = ~std::uint64_t{0};
 };
 
 // The threads the solvers' tasks run on: every core, or fewer where a

@@ -86,6 +86,21 @@ TEST(Solver, BigPairsWithEveryThread) {
     check_build<draughts::American>(3, 0, SolverOptions{16, ~std::uint64_t{0}});
 }
 
+// Every material held a level at a time (LevelValues: the level being solved
+// and the one above as codes, the levels left behind packed in bands of the
+// table and put together at the end): materials of few and of many king
+// placements a men configuration, symmetric ones, big pairs on one thread
+// and with every thread inside, and the 12x12 board's 128-bit squares.
+TEST(Solver, LevelByLevel) {
+    SolverOptions levels;
+    levels.levels_from_positions = 0;
+    check_build<draughts::International6>(5, 0, levels);
+    check_build<draughts::Canadian>(2, 0, levels);
+    const tbb::global_control threads(tbb::global_control::max_allowed_parallelism, 3);
+    check_build<draughts::American>(3, 0, SolverOptions{16, 1, 0});
+    check_build<draughts::International6>(4, 0, SolverOptions{16, ~std::uint64_t{0}, 0});
+}
+
 // Published endgame theory, Russian draughts: three kings against a lone king
 // that is not on the main road (the long diagonal a1-h8, squares 29, 25, 22,
 // 18, 15, 11, 8, 4) and attacks none of them always win, and are never forced to take more than 13

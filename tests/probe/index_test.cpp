@@ -324,7 +324,8 @@ TEST(PotentialLevels, KingsOnlyHaveOneLevel) {
 }
 
 // Enumerating each level reaches every men configuration of the index
-// exactly once, with the potential of its level.
+// exactly once, with the potential of its level, and rank_in_level() counts
+// the configurations the enumeration gave before it.
 template <int N>
 void check_levels(const Material& m) {
     const Index<N> index(m);
@@ -338,6 +339,7 @@ void check_levels(const Material& m) {
         std::uint64_t count = 0;
         levels.for_each_men_configuration(level.potential, [&](auto white_men, auto black_men) {
             ASSERT_EQ(potential<N>(white_men, black_men), level.potential);
+            ASSERT_EQ(levels.rank_in_level(white_men, black_men), count) << m.name();
             const std::uint64_t men = index.rank_men(white_men, black_men);
             ASSERT_LT(men, seen.size());
             ASSERT_FALSE(seen[men]);

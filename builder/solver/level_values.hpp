@@ -1,0 +1,253 @@
+// The values of a material that one process solves, held a level at a time
+// (docs/design.md, "Solver", "Levels in memory"). A level reads only its own
+// values and those of the level above it (a man's move raises the potential
+// by one), so only those two are held as codes. A level the solve has left
+// behind is cut into bands of the table's order (a run of men
+// configurations of one side, about 2^22 positions), each band's part in
+// the table's order and packed (PackedRange): a band of the table is then
+// put together from one part a level, each read in order.
+//
+// A level keeps its codes in its men configurations' order
+// (PotentialLevels::for_each_men_configuration): configuration r of the
+// level, in M's orientation, has its king placements at r K of side 0 and,
+// turned round, at (n + r) K of side 1 (n configurations, K king placements
+// each; a symmetric material has side 0 only). A pair's layout is pointed
+// there (place()) instead of at the table's positions.
+//
+// A material below SolverOptions::levels_from_positions is held whole from
+// the start instead, its levels solved in place as before.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <tbb/parallel_for.h>
+#include <tbb/parallel_sort.h>
+
+#include "builder/solver/pair_space.hpp"
+#include "builder/values/packed_codes.hpp"
+#include "builder/values/solved_values.hpp"
+#include "probe/potential.hpp"
+
+namespace dtb {
+
+template <class V>
+class LevelValues {
+public:
+    static constexpr int N = V::board_size;
+    using Position = draughts::Position<N>;
+    using Bitboard = typename Position::Bitboard;
+    using Layout = typename PairSpace<V>::Layout;
+    using Level = typename PotentialLevels<N>::Level;
+
+    // `by_levels`: held a level at a time as above; else the whole
+    // material's values held from the start, and the levels solved in them
+    // as they lie (SolverOptions::levels_from_positions).
+    LevelValues(const PairSpace<V>& space, const PotentialLevels<N>& levels, bool by_levels)
+        : space_(space), levels_(levels), by_levels_(by_levels), sides_(sides_of(space.material())),
+          king_placements_(space.king_placements()),
+          configurations_(space.side(0).men_configurations()),
+          per_band_(std::max<std::uint64_t>(1, band_positions / king_placements_)),
+          side_bands_((configurations_ + per_band_ - 1) / per_band_),
+          bands_(static_cast<std::size_t>(sides_ * side_bands_)) {}
+
+    // Level l of levels().levels() is solved next, after l - 1: its codes
+    // made, l - 1's kept to be read, and l - 2's cut into bands and packed.
+    void start(int l) {
+        if (!by_levels_) {
+            if (l == 0) current_ = SolvedValues(space_.material(), space_.side(0).size());
+            return;
+        }
+        if (above_.codes.size() > 0) pack(std::move(above_), above_level_);
+        above_ = std::move(current_);
+        above_level_ = current_level_;
+        current_level_ = levels_.levels()[l];
+        current_ = SolvedValues(space_.material(), space_.side(0).size(), 0, level_positions(current_level_));
+    }
+
+    bool by_levels() const noexcept { return by_levels_; }
+    SolvedValues& current() noexcept { return current_; }
+    const SolvedValues& above() const noexcept { return by_levels_ ? above_ : current_; }
+
+    // Points a layout of a pair of the current level, made without its
+    // children (PairSpace::layout_of(pair, false)), at the current level's
+    // codes, and its man moves at the level above; by levels only (else it
+    // is made with its children, in the table's places).
+    void place(Layout& layout) const {
+        if (!by_levels_) return;
+        const std::uint64_t K = king_placements_;
+        const std::uint64_t r = slot_in(current_level_, layout.men[0], 0);
+        layout.storage_base[0] = static_cast<std::int64_t>(r);
+        layout.storage_base[1] = static_cast<std::int64_t>(
+            (sides_ == 1 ? slot_in(current_level_, layout.men[1], 0) : r + current_level_.men_configurations * K) - K);
+        for (int h = 0; h < (layout.alone ? 1 : 2); ++h)
+            for (int i = 0; i < layout.man_exit_count[h]; ++i) {
+                auto& e = layout.man_exits[h][i];
+                if (e.promotes) continue;
+                Position child = layout.men[h];
+                draughts::make_move(child, draughts::Move<N>{0, e.from, e.to, false});
+                // The child, Black to move, turned round into the other side
+                // (the same one when symmetric): M's orientation is the child
+                // itself when it lands in side 1, turned round when in side 0.
+                const int side = sides_ == 1 ? 0 : 1 - h;
+                e.base = slot_in(above_level_, side == 1 ? child : child.flipped(), side);
+            }
+    }
+
+    // The values of the whole material in the table's order: each band put
+    // together from its packed parts, the two levels still held moved as
+    // they are.
+    SolvedValues whole() {
+        if (!by_levels_) return std::move(current_);
+        SolvedValues values(space_.material(), space_.side(0).size());
+        tbb::parallel_for(std::size_t{0}, bands_.size(), [&](std::size_t b) {
+            put_together(b, values);
+            bands_[b] = {};
+        });
+        const std::uint64_t chunk = std::uint64_t{1} << PackedRange::frame_shift;
+        for (SolvedValues* held : {&above_, &current_}) {
+            const Level& level = held == &above_ ? above_level_ : current_level_;
+            tbb::parallel_for(std::uint64_t{0}, (held->codes.size() + chunk - 1) / chunk, [&](std::uint64_t c) {
+                scatter(*held, c * chunk, std::min<std::uint64_t>(chunk, held->codes.size() - c * chunk), level, values);
+            });
+            *held = {};
+        }
+        return values;
+    }
+
+private:
+    static constexpr std::uint64_t band_positions = std::uint64_t{1} << 22;
+
+    // A level's part of a band: its configurations in the band, in the
+    // table's order, packed.
+    struct Part {
+        int potential;
+        std::uint64_t positions = 0;
+        PackedRange range;
+    };
+
+    std::uint64_t level_positions(const Level& level) const noexcept {
+        return static_cast<std::uint64_t>(sides_) * level.men_configurations * king_placements_;
+    }
+
+    // Where men configuration `men` (in M's orientation) of `level` has its
+    // first king placement in `side` of the level's codes.
+    std::uint64_t slot_in(const Level& level, const Position& men, int side) const noexcept {
+        return (side * level.men_configurations + levels_.rank_in_level(men.white, men.black)) * king_placements_;
+    }
+
+    // A men configuration's place in the table: side s's configuration c is
+    // s * configurations_ + c.
+    std::uint64_t table_configuration(int side, Bitboard white, Bitboard black) const {
+        if (side == 0) return space_.side(0).rank_men(white, black);
+        const Position turned = Position{white, black, 0, draughts::Color::white}.flipped();
+        return configurations_ + space_.side(1).rank_men(turned.white, turned.black);
+    }
+    std::uint64_t band_of(std::uint64_t configuration) const noexcept {
+        const std::uint64_t side = configuration >= configurations_;
+        return side * side_bands_ + (configuration - side * configurations_) / per_band_;
+    }
+
+    // `level`'s codes cut into the bands, each band's part put in the
+    // table's order (the level's configurations sorted by their place in
+    // the table) and packed.
+    void pack(SolvedValues codes, const Level& level) {
+        const std::uint64_t K = king_placements_, n = level.men_configurations;
+        std::vector<std::pair<std::uint64_t, std::uint64_t>> order(static_cast<std::size_t>(sides_ * n));
+        constexpr std::uint64_t slice = std::uint64_t{1} << 12;
+        tbb::parallel_for(std::uint64_t{0}, (n + slice - 1) / slice, [&](std::uint64_t s) {
+            std::uint64_t r = s * slice;
+            levels_.for_each_men_configuration(level.potential, r, slice, [&](Bitboard white, Bitboard black) {
+                for (int side = 0; side < sides_; ++side)
+                    order[side * n + r] = {table_configuration(side, white, black), (side * n + r) * K};
+                ++r;
+            });
+        });
+        tbb::parallel_sort(order.begin(), order.end());
+        std::vector<std::size_t> starts;
+        for (std::size_t i = 0; i < order.size(); ++i)
+            if (i == 0 || band_of(order[i].first) != band_of(order[i - 1].first)) starts.push_back(i);
+        starts.push_back(order.size());
+        tbb::parallel_for(std::size_t{0}, starts.size() - 1, [&](std::size_t j) {
+            const std::size_t i0 = starts[j], i1 = starts[j + 1];
+            SolvedValues part(codes.material, codes.positions_per_side, 0, (i1 - i0) * K);
+            for (std::size_t i = i0; i < i1; ++i) copy_run(codes, order[i].second, part, (i - i0) * K, K);
+            bands_[band_of(order[i0].first)].push_back({level.potential, part.codes.size(), pack_range(part, 0, part.codes.size())});
+        });
+    }
+
+    // Band b of the table put together into `values`: its configurations in
+    // order, each from the next positions of its level's part.
+    void put_together(std::size_t b, SolvedValues& values) const {
+        const std::vector<Part>& parts = bands_[b];
+        if (parts.empty()) return;
+        std::vector<SolvedValues> unpacked;
+        std::vector<int> part_of(static_cast<std::size_t>(levels_.levels().front().potential + 1), -1);
+        for (const Part& part : parts) {
+            part_of[static_cast<std::size_t>(part.potential)] = static_cast<int>(unpacked.size());
+            unpacked.emplace_back(values.material, values.positions_per_side, 0, part.positions);
+            unpack_range(part.range.bytes, part.range.frame_bytes, unpacked.back(), 0, part.positions,
+                         "level " + std::to_string(part.potential));
+        }
+        std::vector<std::uint64_t> next(parts.size(), 0);
+        const int side = b >= side_bands_;
+        const Index<N>& index = space_.side(side);
+        const std::uint64_t first = (b - side * side_bands_) * per_band_;
+        const std::uint64_t last = std::min(first + per_band_, configurations_);
+        for (std::uint64_t c = first; c < last; ++c) {
+            const Position men = index.unrank_men(c);
+            const int j = part_of[static_cast<std::size_t>(potential<N>(men.white, men.black))];
+            if (j < 0) continue;  // a level held as it is
+            copy_run(unpacked[j], next[j], values, side * values.positions_per_side + c * king_placements_,
+                     king_placements_);
+            next[j] += king_placements_;
+        }
+    }
+
+    // Positions [first, first + count) of `level`'s codes, held by `codes`,
+    // moved to their places in `values`: the configurations they cover, side
+    // by side.
+    void scatter(const SolvedValues& codes, std::uint64_t first, std::uint64_t count, const Level& level,
+                 SolvedValues& values) const {
+        const std::uint64_t K = king_placements_, n = level.men_configurations;
+        for (int side = 0; side < sides_; ++side) {
+            const std::uint64_t from = std::max(first, side * n * K), to = std::min(first + count, (side + 1) * n * K);
+            if (from >= to) continue;
+            const std::uint64_t r0 = (from - side * n * K) / K, r1 = (to - side * n * K + K - 1) / K;
+            std::uint64_t r = r0;
+            levels_.for_each_men_configuration(level.potential, r0, r1 - r0, [&](Bitboard white, Bitboard black) {
+                const std::uint64_t at = (side * n + r++) * K;  // the configuration in the level's codes
+                const std::uint64_t lo = std::max(at, from), hi = std::min(at + K, to);
+                copy_run(codes, lo, values, table_configuration(side, white, black) * K + (lo - at), hi - lo);
+            });
+        }
+    }
+
+    // `count` codes and capture marks from `from` at f to `to` at t.
+    static void copy_run(const SolvedValues& from, std::uint64_t f, SolvedValues& to, std::uint64_t t,
+                         std::uint64_t count) {
+        std::copy_n(from.codes.begin() + static_cast<std::ptrdiff_t>(f - from.first), count,
+                    to.codes.begin() + static_cast<std::ptrdiff_t>(t - to.first));
+        for (std::uint64_t i = 0; i < count; i += 64) {
+            const int k = static_cast<int>(std::min<std::uint64_t>(64, count - i));
+            to.mark_capture_bits(t + i, from.capture_bits(f + i, k), k);
+        }
+    }
+
+    const PairSpace<V>& space_;
+    const PotentialLevels<N>& levels_;
+    bool by_levels_;
+    int sides_;
+    std::uint64_t king_placements_;
+    Level current_level_{}, above_level_{};
+    std::uint64_t configurations_;  // of each side
+    std::uint64_t per_band_;        // men configurations a band
+    std::uint64_t side_bands_;      // bands a side
+    SolvedValues current_, above_;
+    std::vector<std::vector<Part>> bands_;  // each band's parts, a level each
+};
+
+}  // namespace dtb
