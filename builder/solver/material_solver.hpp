@@ -41,6 +41,8 @@
 //                           blocks), split_queue.hpp (split pairs' queue in
 //                           step), team_results.hpp (results sent home),
 //                           background.hpp (exchanges beside the solving)
+//   solver/level_values.hpp one process's values of the material: whole, or
+//                           a level at a time (SolverOptions)
 //   solver.hpp (this file)  the material, level by level, one process or team
 #pragma once
 
