@@ -97,9 +97,8 @@ public:
             }
     }
 
-    // The values of the whole material in the table's order: each band put
-    // together from its packed parts, the two levels still held moved as
-    // they are.
+    // The values of the whole material in the table's order, a band at a
+    // time (put_together()).
     SolvedValues whole() {
         if (!by_levels_) return std::move(current_);
         SolvedValues values(space_.material(), space_.side(0).size());
@@ -107,14 +106,8 @@ public:
             put_together(b, values);
             bands_[b] = {};
         });
-        const std::uint64_t chunk = std::uint64_t{1} << PackedRange::frame_shift;
-        for (SolvedValues* held : {&above_, &current_}) {
-            const Level& level = held == &above_ ? above_level_ : current_level_;
-            tbb::parallel_for(std::uint64_t{0}, (held->codes.size() + chunk - 1) / chunk, [&](std::uint64_t c) {
-                scatter(*held, c * chunk, std::min<std::uint64_t>(chunk, held->codes.size() - c * chunk), level, values);
-            });
-            *held = {};
-        }
+        above_ = {};
+        current_ = {};
         return values;
     }
 
@@ -180,10 +173,10 @@ private:
     }
 
     // Band b of the table put together into `values`: its configurations in
-    // order, each from the next positions of its level's part.
+    // order, each from the next positions of its level's part, or from its
+    // place in one of the two levels still held as they are.
     void put_together(std::size_t b, SolvedValues& values) const {
         const std::vector<Part>& parts = bands_[b];
-        if (parts.empty()) return;
         std::vector<SolvedValues> unpacked;
         std::vector<int> part_of(static_cast<std::size_t>(levels_.levels().front().potential + 1), -1);
         for (const Part& part : parts) {
@@ -195,34 +188,21 @@ private:
         std::vector<std::uint64_t> next(parts.size(), 0);
         const int side = b >= side_bands_;
         const Index<N>& index = space_.side(side);
-        const std::uint64_t first = (b - side * side_bands_) * per_band_;
+        const std::uint64_t K = king_placements_, first = (b - side * side_bands_) * per_band_;
         const std::uint64_t last = std::min(first + per_band_, configurations_);
         for (std::uint64_t c = first; c < last; ++c) {
             const Position men = index.unrank_men(c);
-            const int j = part_of[static_cast<std::size_t>(potential<N>(men.white, men.black))];
-            if (j < 0) continue;  // a level held as it is
-            copy_run(unpacked[j], next[j], values, side * values.positions_per_side + c * king_placements_,
-                     king_placements_);
-            next[j] += king_placements_;
-        }
-    }
-
-    // Positions [first, first + count) of `level`'s codes, held by `codes`,
-    // moved to their places in `values`: the configurations they cover, side
-    // by side.
-    void scatter(const SolvedValues& codes, std::uint64_t first, std::uint64_t count, const Level& level,
-                 SolvedValues& values) const {
-        const std::uint64_t K = king_placements_, n = level.men_configurations;
-        for (int side = 0; side < sides_; ++side) {
-            const std::uint64_t from = std::max(first, side * n * K), to = std::min(first + count, (side + 1) * n * K);
-            if (from >= to) continue;
-            const std::uint64_t r0 = (from - side * n * K) / K, r1 = (to - side * n * K + K - 1) / K;
-            std::uint64_t r = r0;
-            levels_.for_each_men_configuration(level.potential, r0, r1 - r0, [&](Bitboard white, Bitboard black) {
-                const std::uint64_t at = (side * n + r++) * K;  // the configuration in the level's codes
-                const std::uint64_t lo = std::max(at, from), hi = std::min(at + K, to);
-                copy_run(codes, lo, values, table_configuration(side, white, black) * K + (lo - at), hi - lo);
-            });
+            const int p = potential<N>(men.white, men.black);
+            const std::uint64_t at = side * values.positions_per_side + c * K;
+            if (const int j = part_of[static_cast<std::size_t>(p)]; j >= 0) {
+                copy_run(unpacked[j], next[j], values, at, K);
+                next[j] += K;
+            } else {  // a level held as it is: side 1's men turned back into M's orientation
+                const bool above = p == above_level_.potential && above_.codes.size() > 0;
+                copy_run(above ? above_ : current_,
+                         slot_in(above ? above_level_ : current_level_, side == 0 ? men : men.flipped(), side), values,
+                         at, K);
+            }
         }
     }
 
