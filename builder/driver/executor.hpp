@@ -13,6 +13,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 #include "builder/driver/build_options.hpp"
@@ -63,28 +65,17 @@ public:
         const std::vector<Material> leads_to = successors(m);
         const KeptTables::Reads reads{leads_to, TableKind::dtw};
         const WorkingSet w = working_set(m);
-        std::shared_ptr<SolvedValues> values;
+        SolvedMaterial solved;
         {
             std::optional<KeptTables::Held> working;
             if (job.hold) working.emplace(kept(), w.bytes, &reads);
             const SuccessorTables<V> tables(leads_to, o_.dir,
                                             [&](const Material& s) { return store_.whole(s, reads, elsewhere); });
-            values = std::make_shared<SolvedValues>(
-                solve_material<V>(m, tables.get(), job.progress, w.pairs_at_once, o_.solver));
+            solved = solve_material<V>(m, tables.get(), job.progress, w.pairs_at_once, o_.solver);
         }  // the tables it read let go before they are released
         if (job.solved) job.solved();
-        ManifestEntry entry = write_solved(o_, N, variant_dir(), *values);
-        maybe_kill_after_write(m);
-        if (job.pack) {
-            if (store_.write_packed(m.name(), [&] {
-                    write_packed_table(variant_dir(), *values, entry.dtw_checksum);
-                    return std::filesystem::file_size(packed_file(variant_dir(), m, TableKind::dtw));
-                }))
-                kept().on_disk(m);
-            if (store_.codes_only()) values->drop_capture_marks();  // kept only for lookups, which read the codes
-            kept().keep(std::move(values));  // as it is if it fits, else packed
-        }
-        return entry;
+        // Held whole, or packed (solved a level at a time): written, packed and kept the same way.
+        return std::visit([&](auto& values) { return write_and_keep(m, job, values); }, solved);
     }
 
     // p's rule values solved, reading those its moves lead to from the
@@ -113,6 +104,28 @@ public:
 
 private:
     const std::filesystem::path& variant_dir() const noexcept { return store_.variant_dir(); }
+
+    // m's tables written from its values (SolvedValues or PackedTable), and,
+    // if a later job reads them, their packed form and the values kept.
+    template <class Values>
+    ManifestEntry write_and_keep(const Material& m, const Job& job, Values& values) {
+        ManifestEntry entry = write_solved(o_, N, variant_dir(), values);
+        maybe_kill_after_write(m);
+        if (!job.pack) return entry;
+        if (store_.write_packed(m.name(), [&] {
+                write_packed_table(variant_dir(), values, entry.dtw_checksum);
+                return std::filesystem::file_size(packed_file(variant_dir(), m, TableKind::dtw));
+            }))
+            kept().on_disk(m);
+        if constexpr (std::is_same_v<Values, SolvedValues>) {
+            auto whole = std::make_shared<SolvedValues>(std::move(values));
+            if (store_.codes_only()) whole->drop_capture_marks();  // kept only for lookups, which read the codes
+            kept().keep(std::move(whole));  // as it is if it fits, else packed
+        } else {
+            kept().keep(std::move(values));
+        }
+        return entry;
+    }
 
     const BuildOptions& o_;
     TableStore<V> store_;

@@ -11,9 +11,6 @@
 #include <string>
 #include <vector>
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_reduce.h>
-
 #include "builder/driver/build_options.hpp"
 #include "builder/output/manifest.hpp"
 #include "builder/values/solved_values.hpp"
@@ -23,6 +20,7 @@
 #include "builder/team/team.hpp"
 #include "builder/team/team_tables.hpp"
 #include "builder/values/kept_tables.hpp"
+#include "builder/values/value_counts.hpp"
 #include "builder/system/work_profile.hpp"
 #include "probe/prober.hpp"
 
@@ -59,50 +57,32 @@ TableSpec table_spec(const BuildOptions& o, int board_size, const Material& m, s
 
 // The codes the writer stores for `values`: don't-care for capture positions.
 ValueSource value_source(const SolvedValues& values);
-
-// Wins, draws, losses and the longest win (plies, -1 if none) of values
-// value_of(0) .. value_of(n - 1), counted with every thread.
-struct ValueCounts {
-    std::uint64_t wins = 0, draws = 0, losses = 0;
-    int longest = -1;
-};
-template <class ValueOf>
-ValueCounts count_wdl(std::size_t n, ValueOf&& value_of) {
-    constexpr std::size_t grain = std::size_t{1} << 16;
-    work_profile::Step step(work_profile::Kind::count, (n + grain - 1) / grain);
-    return tbb::parallel_reduce(
-        tbb::blocked_range<std::size_t>(0, n, grain), ValueCounts{},
-        [&](const tbb::blocked_range<std::size_t>& r, ValueCounts c) {
-            const auto piece = step.piece((r.size() + grain - 1) / grain);
-            for (std::size_t i = r.begin(); i != r.end(); ++i) {
-                const Value value = value_of(i);
-                if (value.wdl == Wdl::win) {
-                    ++c.wins;
-                    c.longest = std::max(c.longest, value.plies);
-                } else {
-                    ++(value.wdl == Wdl::loss ? c.losses : c.draws);
-                }
-            }
-            return c;
-        },
-        [](ValueCounts a, const ValueCounts& b) {
-            return ValueCounts{a.wins + b.wins, a.draws + b.draws, a.losses + b.losses, std::max(a.longest, b.longest)};
-        });
-}
+// The same for a packed table, unpacked a frame at a time: the frames the
+// writer's batch in work reads (tables of `block_shift`) kept unpacked.
+ValueSource value_source(const PackedTable& table, int block_shift);
 
 // Wins, draws, losses and the longest win over the positions `values` holds
 // (the manifest entry's material, positions and counts).
 ManifestEntry count_values(const SolvedValues& values);
+// The manifest entry of `positions` of m with counts `c`.
+ManifestEntry counted(const Material& m, std::uint64_t positions, const ValueCounts& c);
 
 // The files' sizes and checksums, into the manifest's entry.
 void record_files(ManifestEntry& entry, const WrittenTables& written);
 
-// Writes the tables of a material solved by one process.
+// Writes the tables of a material solved by one process (SolvedMaterial).
 inline ManifestEntry write_solved(const BuildOptions& o, int board_size, const std::filesystem::path& variant_dir,
                                   const SolvedValues& values) {
     const TableSpec spec = table_spec(o, board_size, values.material, values.positions_per_side, values.max_code);
     ManifestEntry entry = count_values(values);
     record_files(entry, write_tables(variant_dir, spec, value_source(values)));
+    return entry;
+}
+inline ManifestEntry write_solved(const BuildOptions& o, int board_size, const std::filesystem::path& variant_dir,
+                                  const PackedTable& table) {
+    const TableSpec spec = table_spec(o, board_size, table.material, table.positions_per_side, table.max_code);
+    ManifestEntry entry = counted(table.material, table.positions, table.counts);
+    record_files(entry, write_tables(variant_dir, spec, value_source(table, o.block_shift)));
     return entry;
 }
 

@@ -67,13 +67,19 @@ std::string packed_label(const Material& m, TableKind kind, std::uint64_t checks
     return fmt::format("{}.{} of table {:016x}", m.name(), kind == TableKind::rul ? "rul" : "dtw", checksum);
 }
 
-void write_packed_table(const std::filesystem::path& variant_dir, const SolvedValues& values, std::uint64_t checksum) {
-    const std::filesystem::path file = packed_file(variant_dir, values.material, TableKind::dtw);
+void write_packed_table(const std::filesystem::path& variant_dir, const PackedTable& table, std::uint64_t checksum) {
+    const std::filesystem::path file = packed_file(variant_dir, table.material, TableKind::dtw);
     maybe_fail(file);
+    write_frames_file(file, packed_label(table.material, TableKind::dtw, checksum),
+                      {table.positions_per_side, table.positions, table.max_code}, table.frames);
+}
+
+void write_packed_table(const std::filesystem::path& variant_dir, const SolvedValues& values, std::uint64_t checksum) {
     if (!values.whole()) throw std::logic_error("only whole tables are written packed");
-    write_frames_file(file, packed_label(values.material, TableKind::dtw, checksum),
-                      {values.positions_per_side, values.codes.size(), values.max_code},
-                      pack_range(values, 0, values.codes.size()));
+    write_packed_table(variant_dir,
+                       PackedTable{values.material, values.positions_per_side, values.codes.size(), values.max_code,
+                                   {}, pack_range(values, 0, values.codes.size())},
+                       checksum);
 }
 
 void write_packed_part(const std::filesystem::path& variant_dir, const SolvedValues& values, std::uint64_t checksum,

@@ -43,6 +43,8 @@ std::filesystem::path packed_file(const std::filesystem::path& variant_dir, cons
 // whose .dtw file has table checksum `checksum`. Throws std::runtime_error
 // naming the file if it cannot be written (or DTB_TEST_PACKED_FAILS is set).
 void write_packed_table(const std::filesystem::path& variant_dir, const SolvedValues& values, std::uint64_t checksum);
+// The same of a table already packed (its frames are those the values give).
+void write_packed_table(const std::filesystem::path& variant_dir, const PackedTable& table, std::uint64_t checksum);
 
 // The packed form of member `member` of a team of `members`: its range
 // `values` of the table (the members' ranges in order make the table).

@@ -28,9 +28,6 @@ namespace dtb {
 
 namespace {
 
-// Blocks compressed at once: enough for every thread, little memory.
-constexpr std::uint64_t batch_blocks = 64;
-
 // A dont_care position takes the value before it in the block (or the
 // first real value after it, at the start), which keeps runs unbroken.
 void fill_dont_care(std::span<std::uint32_t> codes) {
@@ -238,9 +235,9 @@ WrittenTables write_tables(const std::filesystem::path& directory, const TableSp
         },
         [](std::uint32_t a, std::uint32_t b) { return std::max(a, b); });
     TableFiles files(directory, header, max_code);
-    for (std::uint64_t first = 0; first < blocks; first += batch_blocks)
+    for (std::uint64_t first = 0; first < blocks; first += write_batch_blocks)
         for (const CompressedBlock& b :
-             compress_blocks(header, spec, max_code, values, first, std::min(batch_blocks, blocks - first)))
+             compress_blocks(header, spec, max_code, values, first, std::min(write_batch_blocks, blocks - first)))
             files.add(b);
     return files.finish();
 }
@@ -338,8 +335,8 @@ WrittenTable write_rule_table(const std::filesystem::path& directory, const Tabl
     written.path = directory / table_file_name(spec.material, TableKind::rul);
     FileWriter file(written.path, header);
     const std::uint64_t blocks = header.block_count();
-    for (std::uint64_t first = 0; first < blocks; first += batch_blocks) {
-        const std::uint64_t count = std::min(batch_blocks, blocks - first);
+    for (std::uint64_t first = 0; first < blocks; first += write_batch_blocks) {
+        const std::uint64_t count = std::min(write_batch_blocks, blocks - first);
         std::vector<std::vector<std::byte>> compressed(count);
         work_profile::Step step(work_profile::Kind::compress, count);
         tbb::parallel_for(std::uint64_t{0}, count, [&](std::uint64_t i) {

@@ -50,6 +50,10 @@ struct TableSpec {
 // called from several threads at once, for different ranges.
 using ValueSource = std::function<void(std::uint64_t first, std::span<std::uint32_t> out)>;
 
+// Blocks the writer asks for at once (in parallel, then written in order):
+// enough for every thread, little memory.
+inline constexpr std::uint64_t write_batch_blocks = 64;
+
 struct WrittenTables {
     std::filesystem::path wld;
     std::filesystem::path dtw;

@@ -5,7 +5,10 @@
 // behind is cut into bands of the table's order (a run of men
 // configurations of one side, about 2^22 positions), each band's part in
 // the table's order and packed (PackedRange): a band of the table is then
-// put together from one part a level, each read in order.
+// put together from one part a level, each read in order. Once the last
+// level is solved, the table is put together a window of bands at a time
+// and packed as a whole table's frames (PackedTable), which the writer, the
+// packed form on disk and the kept tables take as they are.
 //
 // A level keeps its codes in its men configurations' order
 // (PotentialLevels::for_each_men_configuration): configuration r of the
@@ -22,6 +25,7 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include <tbb/parallel_for.h>
@@ -30,6 +34,7 @@
 #include "builder/solver/pair_space.hpp"
 #include "builder/values/packed_codes.hpp"
 #include "builder/values/solved_values.hpp"
+#include "builder/values/value_counts.hpp"
 #include "probe/potential.hpp"
 
 namespace dtb {
@@ -46,7 +51,9 @@ public:
     // `by_levels`: held a level at a time as above; else the whole
     // material's values held from the start, and the levels solved in them
     // as they lie (SolverOptions::levels_from_positions).
-    LevelValues(const PairSpace<V>& space, const PotentialLevels<N>& levels, bool by_levels)
+    // `band_positions`: SolverOptions::level_band_positions.
+    LevelValues(const PairSpace<V>& space, const PotentialLevels<N>& levels, bool by_levels,
+                std::uint64_t band_positions)
         : space_(space), levels_(levels), by_levels_(by_levels), sides_(sides_of(space.material())),
           king_placements_(space.king_placements()),
           configurations_(space.side(0).men_configurations()),
@@ -97,22 +104,43 @@ public:
             }
     }
 
-    // The values of the whole material in the table's order, a band at a
-    // time (put_together()).
-    SolvedValues whole() {
-        if (!by_levels_) return std::move(current_);
-        SolvedValues values(space_.material(), space_.side(0).size());
-        tbb::parallel_for(std::size_t{0}, bands_.size(), [&](std::size_t b) {
-            put_together(b, values);
-            bands_[b] = {};
-        });
+    // The material's values once its last level is solved: whole as they
+    // were held, or, held by levels, its table packed (the frames of
+    // pack_range() over the whole) and counted, put together a window of
+    // sixteen bands at a time (2^26 positions, 136 MiB, by default), rounded
+    // to frames, from the bands and the two levels held as codes, so that the
+    // whole is never held.
+    std::variant<SolvedValues, PackedTable> finish(std::uint32_t max_code) {
+        if (!by_levels_) {
+            current_.max_code = max_code;
+            return std::move(current_);
+        }
+        const std::uint64_t K = king_placements_, per_side = space_.side(0).size();
+        PackedTable table{space_.material(), per_side, sides_ * per_side, max_code, {}, {}};
+        constexpr std::uint64_t frame = std::uint64_t{1} << PackedRange::frame_shift;
+        const std::uint64_t window = (16 * per_band_ * K + frame - 1) / frame * frame;
+        for (std::uint64_t w = 0; w < table.positions; w += window) {
+            SolvedValues part(table.material, per_side, w, std::min(window, table.positions - w));
+            const std::uint64_t end = w + part.codes.size();
+            std::vector<std::size_t> in;  // the bands in the window
+            for (std::size_t b = 0; b < bands_.size(); ++b)
+                if (band_first(b) < end && band_first(b + 1) > w) in.push_back(b);
+            tbb::parallel_for(std::size_t{0}, in.size(), [&](std::size_t i) { put_together(in[i], part); });
+            for (const std::size_t b : in)
+                if (band_first(b + 1) <= end) bands_[b] = {};
+            table.counts +=
+                count_wdl(part.codes.size(), [&](std::size_t i) { return value_of_dtw_code(part.codes[i]); });
+            PackedRange packed = pack_range(part, w, part.codes.size());
+            table.frames.frame_bytes.insert(table.frames.frame_bytes.end(), packed.frame_bytes.begin(),
+                                            packed.frame_bytes.end());
+            table.frames.bytes.insert(table.frames.bytes.end(), packed.bytes.begin(), packed.bytes.end());
+        }
         above_ = {};
         current_ = {};
-        return values;
+        return table;
     }
 
 private:
-    static constexpr std::uint64_t band_positions = std::uint64_t{1} << 22;
 
     // A level's part of a band: its configurations in the band, in the
     // table's order, packed.
@@ -138,6 +166,12 @@ private:
         if (side == 0) return space_.side(0).rank_men(white, black);
         const Position turned = Position{white, black, 0, draughts::Color::white}.flipped();
         return configurations_ + space_.side(1).rank_men(turned.white, turned.black);
+    }
+    // The first position of band b in the table (b = bands_.size(): the end).
+    std::uint64_t band_first(std::size_t b) const noexcept {
+        const std::uint64_t side = b >= side_bands_;
+        const std::uint64_t c = std::min((b - side * side_bands_) * per_band_, configurations_);
+        return (side * configurations_ + c) * king_placements_;
     }
     std::uint64_t band_of(std::uint64_t configuration) const noexcept {
         const std::uint64_t side = configuration >= configurations_;
@@ -172,9 +206,10 @@ private:
         });
     }
 
-    // Band b of the table put together into `values`: its configurations in
-    // order, each from the next positions of its level's part, or from its
-    // place in one of the two levels still held as they are.
+    // Band b of the table put together into `values`, where they hold it:
+    // its configurations in order, each from the next positions of its
+    // level's part, or from its place in one of the two levels still held as
+    // they are.
     void put_together(std::size_t b, SolvedValues& values) const {
         const std::vector<Part>& parts = bands_[b];
         std::vector<SolvedValues> unpacked;
@@ -190,18 +225,22 @@ private:
         const Index<N>& index = space_.side(side);
         const std::uint64_t K = king_placements_, first = (b - side * side_bands_) * per_band_;
         const std::uint64_t last = std::min(first + per_band_, configurations_);
+        const std::uint64_t low = values.first, high = values.first + values.codes.size();
         for (std::uint64_t c = first; c < last; ++c) {
             const Position men = index.unrank_men(c);
             const int p = potential<N>(men.white, men.black);
+            // The configuration's run in the table, and the part of it `values` holds.
             const std::uint64_t at = side * values.positions_per_side + c * K;
+            const std::uint64_t from = std::max(at, low), to = std::min(at + K, high);
             if (const int j = part_of[static_cast<std::size_t>(p)]; j >= 0) {
-                copy_run(unpacked[j], next[j], values, at, K);
+                if (from < to) copy_run(unpacked[j], next[j] + (from - at), values, from, to - from);
                 next[j] += K;
-            } else {  // a level held as it is: side 1's men turned back into M's orientation
+            } else if (from < to) {  // a level held as it is: side 1's men turned back into M's orientation
                 const bool above = p == above_level_.potential && above_.codes.size() > 0;
                 copy_run(above ? above_ : current_,
-                         slot_in(above ? above_level_ : current_level_, side == 0 ? men : men.flipped(), side), values,
-                         at, K);
+                         slot_in(above ? above_level_ : current_level_, side == 0 ? men : men.flipped(), side) +
+                             (from - at),
+                         values, from, to - from);
             }
         }
     }

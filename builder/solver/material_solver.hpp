@@ -129,15 +129,17 @@ public:
                big_pairs_at_once(canonical, pairs_at_once) * (5 * pair + SolvedValues::bytes_for(pair));
     }
 
-    // The values of the positions this process holds: all of them alone, the
+    // The values of the positions this process holds: all of them alone
+    // (whole, or packed when held by levels: LevelValues::finish()), the
     // member's range (tables.homes()) in a team.
-    SolvedValues solve() {
+    SolvedMaterial solve() {
         const Material& material = space_.material();
         const PotentialLevels<N> levels(material);
         const int level_count = static_cast<int>(levels.levels().size());
         std::optional<LevelValues<V>> alone;
         if (!team_)
-            alone.emplace(space_, levels, table_positions<N>(material) >= options_.levels_from_positions);
+            alone.emplace(space_, levels, table_positions<N>(material) >= options_.levels_from_positions,
+                          options_.level_band_positions);
         for (int l = 0; l < level_count; ++l) {
             if (alone) alone->start(l);
             return_free_memory();  // what the level before freed
@@ -152,9 +154,7 @@ public:
             tables_->home().max_code = static_cast<std::uint32_t>(team_->all_max(max_code_.value()));
             return std::move(tables_->home());
         }
-        SolvedValues values = alone->whole();
-        values.max_code = max_code_.value();
-        return values;
+        return alone->finish(max_code_.value());
     }
 
 private:

@@ -7,22 +7,29 @@
 #pragma once
 
 #include <cstdint>
+#include <variant>
 
 #include "builder/solver/solve_progress.hpp"
 #include "builder/solver/solver_options.hpp"
 #include "builder/team/team.hpp"
 #include "builder/team/team_options.hpp"
 #include "builder/team/team_tables.hpp"
+#include "builder/values/packed_codes.hpp"
 #include "builder/values/rule_values.hpp"
 #include "builder/values/solved_values.hpp"
 #include "probe/material.hpp"
 
 namespace dtb {
 
+// What one process's solve of a material hands on: its values whole, or,
+// held a level at a time (SolverOptions::levels_from_positions), its table
+// packed, never whole in memory.
+using SolvedMaterial = std::variant<SolvedValues, PackedTable>;
+
 // MaterialSolver<V>(canonical, successors, progress, pairs_at_once, options).solve():
 // one process.
 template <class V>
-SolvedValues solve_material(const Material& canonical, const Successors<V>& successors, SolveProgress progress = {},
+SolvedMaterial solve_material(const Material& canonical, const Successors<V>& successors, SolveProgress progress = {},
                             std::uint64_t pairs_at_once = 0, const SolverOptions& options = {});
 
 // MaterialSolver<V>(canonical, team, tables, whole, options, progress).solve():

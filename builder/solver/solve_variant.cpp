@@ -3,6 +3,7 @@
 #include "builder/solver/solve.hpp"
 
 #include <utility>
+#include <variant>
 
 #include "builder/solver/material_solver.hpp"
 #include "builder/solver/rule_solver.hpp"
@@ -11,15 +12,16 @@
 namespace dtb {
 
 template <class V>
-SolvedValues solve_material(const Material& canonical, const Successors<V>& successors, SolveProgress progress,
-                            std::uint64_t pairs_at_once, const SolverOptions& options) {
+SolvedMaterial solve_material(const Material& canonical, const Successors<V>& successors, SolveProgress progress,
+                              std::uint64_t pairs_at_once, const SolverOptions& options) {
     return MaterialSolver<V>(canonical, successors, std::move(progress), pairs_at_once, options).solve();
 }
 
 template <class V>
 SolvedValues solve_material_in_team(const Material& canonical, Team& team, TeamTables<V>& tables,
                                     const Successors<V>& whole, const TeamOptions& options, SolveProgress progress) {
-    return MaterialSolver<V>(canonical, team, tables, whole, options, std::move(progress)).solve();
+    MaterialSolver<V> solver(canonical, team, tables, whole, options, std::move(progress));
+    return std::get<SolvedValues>(solver.solve());
 }
 
 template <class V>
@@ -35,8 +37,8 @@ std::uint64_t solver_working_bytes(const Material& canonical, std::uint64_t pair
 }
 
 using Variant = draughts::DTB_SOLVE_VARIANT;
-template SolvedValues solve_material<Variant>(const Material&, const Successors<Variant>&, SolveProgress,
-                                              std::uint64_t, const SolverOptions&);
+template SolvedMaterial solve_material<Variant>(const Material&, const Successors<Variant>&, SolveProgress,
+                                                std::uint64_t, const SolverOptions&);
 template SolvedValues solve_material_in_team<Variant>(const Material&, Team&, TeamTables<Variant>&,
                                                       const Successors<Variant>&, const TeamOptions&, SolveProgress);
 template RuleValues solve_rules<Variant>(const Material&, const RuleSuccessors<Variant>&, bool, const SolverOptions&);

@@ -29,6 +29,10 @@ struct SolverOptions {
     // values together anyway, at about a tenth more processor time, so none
     // is by default; tests set 0.
     std::uint64_t levels_from_positions = ~std::uint64_t{0};
+    // Positions of a band of the levels left behind (LevelValues), whole men
+    // configurations of one side; sixteen bands are put together at once
+    // at the end. Tests lower it.
+    std::uint64_t level_band_positions = std::uint64_t{1} << 22;
 };
 
 // The threads the solvers' tasks run on: every core, or fewer where a

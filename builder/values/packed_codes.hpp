@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "builder/values/solved_values.hpp"
+#include "builder/values/value_counts.hpp"
 
 namespace dtb {
 
@@ -36,6 +37,19 @@ struct PackedRange {
 
     // What they hold in memory.
     std::uint64_t held_bytes() const noexcept { return bytes.size() + 8 * frame_bytes.size(); }
+};
+
+// A whole table as the frames of pack_range(values, 0, positions) (capture
+// marks kept), with its counts: how one process hands on a material it
+// solved a level at a time (builder/solver/level_values.hpp), never holding
+// it whole.
+struct PackedTable {
+    Material material;
+    std::uint64_t positions_per_side = 0;
+    std::uint64_t positions = 0;  // both sides
+    std::uint32_t max_code = 0;
+    ValueCounts counts;
+    PackedRange frames;
 };
 
 // The frames of a range of `count` positions.

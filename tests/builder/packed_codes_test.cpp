@@ -3,6 +3,8 @@
 // capture marks or without; packed forms on disk
 // (builder/driver/packed_forms.hpp) read back the same, and refused when
 // damaged or written from another table.
+// A table handed on packed gives the writer, the store and the packed form
+// what its values give.
 // Ranges packed for the wire (pack_range()) come back code for code and mark
 // for mark into values that start elsewhere, and frames of another number,
 // size or content are refused with the sender's name.
@@ -11,8 +13,14 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <random>
+#include <string>
+#include <vector>
 
+#include <tbb/parallel_for.h>
+
+#include "builder/driver/material_job.hpp"
 #include "builder/driver/packed_forms.hpp"
 #include "builder/output/packed_file.hpp"
 #include "builder/values/packed_codes.hpp"
@@ -126,6 +134,55 @@ TEST(PackedForms, ATableReadsBackWhatWasWritten) {
     const test::TemporaryDirectory blocked("packed-forms-blocked");
     std::ofstream(blocked.path() / ".packed") << "a file where the folder would be";
     EXPECT_THROW(write_packed_table(blocked.path(), values, 0x1234), std::runtime_error);
+}
+
+// A table handed on packed (PackedTable: a material solved a level at a
+// time): the writer reads from it the codes it reads from the values, a
+// frame unpacked for the blocks of several threads at once and calls that
+// cross frames; its packed form on disk is byte for byte the one the values
+// give; kept, it is found unpacked with its values, and not kept where it
+// does not fit.
+TEST(PackedTable, GivesTheWriterTheStoreAndThePackedFormTheValues) {
+    const SolvedValues values = some_values();
+    const std::uint64_t n = values.codes.size();
+    PackedTable table{values.material, values.positions_per_side, n, values.max_code, {}, pack_range(values, 0, n)};
+    const ValueSource expected = value_source(values), packed = value_source(table, 10);
+    constexpr std::uint64_t block = 1024;
+    std::vector<char> differ((n + block - 1) / block, 0);
+    tbb::parallel_for(std::uint64_t{0}, differ.size(), [&](std::uint64_t b) {
+        std::vector<std::uint32_t> a(std::min(block, n - b * block)), c(a.size());
+        expected(b * block, a);
+        packed(b * block, c);
+        differ[b] = a != c;
+    });
+    EXPECT_EQ(std::count(differ.begin(), differ.end(), 1), 0);
+    for (const std::uint64_t first : {(std::uint64_t{1} << 20) - 5, n - 3000}) {  // across frames, the last one
+        std::vector<std::uint32_t> a(3000), c(3000);
+        expected(first, a);
+        packed(first, c);
+        EXPECT_EQ(a, c) << first;
+    }
+
+    const test::TemporaryDirectory from_values("packed-table-values"), from_table("packed-table-table");
+    write_packed_table(from_values.path(), values, 0x77);
+    write_packed_table(from_table.path(), table, 0x77);
+    const auto bytes = [](const std::filesystem::path& file) {
+        std::ifstream in(file, std::ios::binary);
+        return std::string(std::istreambuf_iterator<char>(in), {});
+    };
+    EXPECT_TRUE(bytes(packed_file(from_values.path(), values.material, TableKind::dtw)) ==
+                bytes(packed_file(from_table.path(), values.material, TableKind::dtw)));
+
+    KeptTables small(table.frames.held_bytes() - 1);
+    small.keep(table);
+    EXPECT_FALSE(small.find(values.material));
+    KeptTables kept(table.frames.held_bytes() + values.bytes());
+    kept.keep(std::move(table));
+    const auto found = kept.find(values.material);
+    ASSERT_TRUE(found);
+    EXPECT_EQ(found->codes, values.codes);
+    EXPECT_EQ(found->capture, values.capture);
+    EXPECT_EQ(found->max_code, values.max_code);
 }
 
 // Byte arrays (a .rul's rule values) read back as written; keep_packed()
