@@ -67,6 +67,21 @@ void print_summary(const BuildReport& r) {
     }
 }
 
+// One process solves a material in no less than its working set at its
+// least (one big pair at a time, a level at a time where that holds less):
+// a --memory below the largest of the build is refused with that figure,
+// as a wrong option (exit status 2).
+void refuse_too_little(const BuildOptions& o, const std::string& given) {
+    const LeastMemory least = least_memory(o);
+    if (o.memory_bytes >= least.bytes) return;
+    const double gib = std::ceil(static_cast<double>(least.bytes) / (1 << 30) * 1000) / 1000;
+    throw OptionError(fmt::format(
+        "--memory {} is less than the {:.1f} MiB that solving {} takes at the least ({}; dtb info --variant {} "
+        "--material {} gives it): give --memory {:.3f} or more",
+        given, static_cast<double>(least.bytes) / (1 << 20), least.material.name(),
+        least.by_levels ? "two levels of it at a time" : "its values whole", o.variant, least.material.name(), gib));
+}
+
 }  // namespace
 
 std::uint64_t parse_memory(const std::string& text) {
@@ -128,6 +143,7 @@ void run_build(const BuildCommandOptions& c) {
         // Every rank runs this; rank 0 reports.
         if (const std::optional<BuildReport> r = mpi::build_tables(o)) print_summary(*r);
     } else {
+        if (o.memory_bytes > 0) refuse_too_little(o, c.memory);
         print_summary(build_tables(o));
     }
 }

@@ -244,6 +244,9 @@ int main(int argc, char** argv) {
         fmt::print(stderr, "dtb: error: {}\nRun 'dtb help' or 'dtb help SUBCOMMAND' for the options.\n",
                    e.what());
         return 2;
+    } catch (const OptionError& e) {
+        fmt::print(stderr, "dtb: error: {}\n", e.what());
+        return 2;
     } catch (const std::exception& e) {
         fmt::print(stderr, "dtb: error: {}\n", e.what());
         return 1;

@@ -71,7 +71,7 @@ public:
             if (job.hold) working.emplace(kept(), w.bytes, &reads);
             const SuccessorTables<V> tables(leads_to, o_.dir,
                                             [&](const Material& s) { return store_.whole(s, reads, elsewhere); });
-            solved = solve_material<V>(m, tables.get(), job.progress, w.pairs_at_once, o_.solver);
+            solved = solve_material<V>(m, tables.get(), job.progress, w.pairs_at_once, w.options);
         }  // the tables it read let go before they are released
         if (job.solved) job.solved();
         // Held whole, or packed (solved a level at a time): written, packed and kept the same way.

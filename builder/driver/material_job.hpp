@@ -29,17 +29,30 @@ namespace dtb {
 // What a plain job holds while it solves material m alone with `threads`
 // threads: one big pair a thread at once, or fewer where that would not fit
 // `budget` (at least one), and the bytes that takes
-// (MaterialSolver::working_bytes).
+// (MaterialSolver::working_bytes); the material held whole, or a level at
+// a time where whole it does not fit (docs/design.md, "Levels in memory").
 struct WorkingSet {
     std::uint64_t pairs_at_once = 1;
     std::uint64_t bytes = 0;
+    SolverOptions options;  // those given, or with levels on for m
 };
 template <class V>
 WorkingSet plain_working_set(const Material& m, std::uint64_t threads, std::uint64_t budget,
                              const SolverOptions& options) {
-    WorkingSet w{std::max<std::uint64_t>(1, threads), 0};
-    while (w.pairs_at_once > 1 && solver_working_bytes<V>(m, w.pairs_at_once, options) > budget) w.pairs_at_once /= 2;
-    w.bytes = solver_working_bytes<V>(m, w.pairs_at_once, options);
+    WorkingSet w{std::max<std::uint64_t>(1, threads), 0, options};
+    const auto fit = [&] {
+        while (w.pairs_at_once > 1 && solver_working_bytes<V>(m, w.pairs_at_once, w.options) > budget)
+            w.pairs_at_once /= 2;
+        w.bytes = solver_working_bytes<V>(m, w.pairs_at_once, w.options);
+    };
+    fit();
+    if (w.bytes > budget && table_positions<V::board_size>(m) < options.levels_from_positions) {
+        const WorkingSet whole = w;
+        w.options.levels_from_positions = 0;
+        w.pairs_at_once = std::max<std::uint64_t>(1, threads);
+        fit();
+        if (w.bytes >= whole.bytes) w = whole;  // a material of kings only: one level
+    }
     return w;
 }
 

@@ -75,6 +75,27 @@ public:
         current_ = SolvedValues(space_.material(), space_.side(0).size(), 0, level_positions(current_level_));
     }
 
+    // The most material m (its index `index`) holds by levels (the pairs' scratch
+    // aside): the two largest neighbouring levels as codes (the level solved
+    // and the one above; a material of kings only has one), the window
+    // finish() puts together, and the levels left behind packed, counted at
+    // packed_bytes_a_position of the whole (0.17 to 0.31 measured:
+    // docs/results.md).
+    static std::uint64_t most_bytes(const Material& m, const Index<N>& index, const PotentialLevels<N>& levels,
+                                    std::uint64_t band_positions) {
+        const std::uint64_t K = index.king_placements(), sides = sides_of(m);
+        const auto& all = levels.levels();
+        std::uint64_t two = 0;
+        for (std::size_t l = 0; l < all.size(); ++l)
+            two = std::max(two, sides * K *
+                                    (all[l].men_configurations + (l > 0 ? all[l - 1].men_configurations : 0)));
+        const std::uint64_t positions = sides * index.size();
+        const std::uint64_t window = std::min(positions, window_of(K, band_positions));
+        return SolvedValues::bytes_for(two) + SolvedValues::bytes_for(window) +
+               static_cast<std::uint64_t>(packed_bytes_a_position * static_cast<double>(positions));
+    }
+    static constexpr double packed_bytes_a_position = 0.375;
+
     bool by_levels() const noexcept { return by_levels_; }
     SolvedValues& current() noexcept { return current_; }
     const SolvedValues& above() const noexcept { return by_levels_ ? above_ : current_; }
@@ -117,8 +138,7 @@ public:
         }
         const std::uint64_t K = king_placements_, per_side = space_.side(0).size();
         PackedTable table{space_.material(), per_side, sides_ * per_side, max_code, {}, {}};
-        constexpr std::uint64_t frame = std::uint64_t{1} << PackedRange::frame_shift;
-        const std::uint64_t window = (16 * per_band_ * K + frame - 1) / frame * frame;
+        const std::uint64_t window = window_of(K, per_band_ * K);
         for (std::uint64_t w = 0; w < table.positions; w += window) {
             SolvedValues part(table.material, per_side, w, std::min(window, table.positions - w));
             const std::uint64_t end = w + part.codes.size();
@@ -167,6 +187,14 @@ private:
         const Position turned = Position{white, black, 0, draughts::Color::white}.flipped();
         return configurations_ + space_.side(1).rank_men(turned.white, turned.black);
     }
+    // The positions finish() puts together at once: sixteen bands of
+    // `band` positions, rounded up to whole frames.
+    static std::uint64_t window_of(std::uint64_t K, std::uint64_t band) noexcept {
+        constexpr std::uint64_t frame = std::uint64_t{1} << PackedRange::frame_shift;
+        const std::uint64_t per_band = std::max<std::uint64_t>(1, band / K) * K;
+        return (16 * per_band + frame - 1) / frame * frame;
+    }
+
     // The first position of band b in the table (b = bands_.size(): the end).
     std::uint64_t band_first(std::size_t b) const noexcept {
         const std::uint64_t side = b >= side_bands_;

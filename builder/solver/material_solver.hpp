@@ -114,19 +114,25 @@ public:
     }
 
     // Bytes one process needs to solve `canonical` (solve()) with at most
-    // `pairs_at_once` big pairs at once: its values (SolvedValues::bytes_for)
-    // and, for each big pair in work, one byte of state per position of the
-    // pair and four per entry of its buckets, counted as if every position
-    // were queued, and its codes and capture marks in block order while it
-    // is solved. Smaller pairs, one per thread, take kilobytes.
+    // `pairs_at_once` big pairs at once: its values, whole
+    // (SolvedValues::bytes_for) or a level at a time as `options` say
+    // (LevelValues::most_bytes), and, for each big pair in work, one byte of
+    // state per position of the pair and four per entry of its buckets,
+    // counted as if every position were queued, and its codes and capture
+    // marks in block order while it is solved. Smaller pairs, one per
+    // thread, take kilobytes.
     static std::uint64_t working_bytes(const Material& canonical, std::uint64_t pairs_at_once = 1,
                                        const SolverOptions& options = {}) {
         const Index<N> index(canonical);
         const std::uint64_t positions = static_cast<std::uint64_t>(sides_of(canonical)) * index.size();
+        const std::uint64_t values =
+            positions >= options.levels_from_positions
+                ? LevelValues<V>::most_bytes(canonical, index, PotentialLevels<N>(canonical),
+                                             options.level_band_positions)
+                : SolvedValues::bytes_for(positions);
         const std::uint64_t pair = 2 * index.king_placements();
-        if (pair < options.big_pair_positions) return SolvedValues::bytes_for(positions);
-        return SolvedValues::bytes_for(positions) +
-               big_pairs_at_once(canonical, pairs_at_once) * (5 * pair + SolvedValues::bytes_for(pair));
+        if (pair < options.big_pair_positions) return values;
+        return values + big_pairs_at_once(canonical, pairs_at_once) * (5 * pair + SolvedValues::bytes_for(pair));
     }
 
     // The values of the positions this process holds: all of them alone

@@ -23,11 +23,11 @@ struct SolverOptions {
     std::uint64_t big_pairs_alone_from = 0;
     // A material of at least this many positions is solved a level at a
     // time (LevelValues): only the level being solved and the one above it
-    // held as codes, the levels left behind packed in bands of the table.
-    // Until the writer and the kept tables read those bands (docs/design.md,
-    // "Levels in memory") the solve ends by putting the whole material's
-    // values together anyway, at about a tenth more processor time, so none
-    // is by default; tests set 0.
+    // held as codes, the levels left behind packed in bands of the table,
+    // the table handed on packed. Below it, a material is solved so only
+    // where whole it does not fit the memory budget (plain_working_set()):
+    // whole it takes about a tenth less processor time (docs/results.md).
+    // Tests set 0.
     std::uint64_t levels_from_positions = ~std::uint64_t{0};
     // Positions of a band of the levels left behind (LevelValues), whole men
     // configurations of one side; sixteen bands are put together at once

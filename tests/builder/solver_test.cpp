@@ -6,12 +6,14 @@
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "builder/driver/build.hpp"
 #include "draughts/notation.hpp"
@@ -110,6 +112,42 @@ TEST(Solver, LevelByLevel) {
     check_build<draughts::International6>(4, 0, SolverOptions{16, ~std::uint64_t{0}, 0});
 }
 
+// The tables of a build of `variant` up to `pieces` pieces in a folder of
+// its own (SOURCE_DATE_EPOCH set: the provenance's date fixed).
+std::unique_ptr<test::TemporaryDirectory> build_in(const std::string& variant, int pieces, const char* name,
+                                                   const SolverOptions& solver = {}, std::uint64_t memory = 0,
+                                                   bool rules = false) {
+    auto dir = std::make_unique<test::TemporaryDirectory>(name);
+    BuildOptions o;
+    o.variant = variant;
+    o.targets = materials_up_to(pieces);
+    o.dir = dir->path();
+    o.solver = solver;
+    o.memory_bytes = memory;
+    o.rules = rules;
+    o.output = BuildOptions::Output::quiet;
+    build_tables(o);
+    return dir;
+}
+
+// The files of `variant` with these extensions in `a`, each compared byte
+// for byte with its namesake in `b`: how many.
+int expect_same_files(const std::filesystem::path& a, const std::filesystem::path& b, const std::string& variant,
+                      const std::vector<std::string>& extensions) {
+    const auto bytes = [](const std::filesystem::path& file) {
+        std::ifstream in(file, std::ios::binary);
+        return std::string(std::istreambuf_iterator<char>(in), {});
+    };
+    int files = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(a / variant)) {
+        if (std::find(extensions.begin(), extensions.end(), entry.path().extension().string()) == extensions.end())
+            continue;
+        EXPECT_TRUE(bytes(entry.path()) == bytes(b / variant / entry.path().filename())) << entry.path().filename();
+        ++files;
+    }
+    return files;
+}
+
 // By levels the tables come out byte for byte as from the whole material,
 // here with bands of 2^12 positions, so that the table is put together in
 // windows of one frame and bands cross from one window to the next. Every
@@ -117,35 +155,25 @@ TEST(Solver, LevelByLevel) {
 // largest materials 2.8 million, 126 king placements a configuration and
 // more) is compared.
 TEST(Solver, LevelByLevelGivesTheSameBytes) {
-    ASSERT_EQ(setenv("SOURCE_DATE_EPOCH", "1767225600", 1), 0);  // the provenance's date
-    const auto build = [](const SolverOptions& solver, const char* name) {
-        auto dir = std::make_unique<test::TemporaryDirectory>(name);
-        BuildOptions o;
-        o.variant = "international";
-        o.targets = materials_up_to(4);
-        o.dir = dir->path();
-        o.solver = solver;
-        o.output = BuildOptions::Output::quiet;
-        build_tables(o);
-        return dir;
-    };
+    ASSERT_EQ(setenv("SOURCE_DATE_EPOCH", "1767225600", 1), 0);
     SolverOptions levels;
     levels.levels_from_positions = 0;
     levels.level_band_positions = std::uint64_t{1} << 12;
-    const auto whole = build({}, "levels-whole"), by_levels = build(levels, "levels-by-levels");
-    const auto bytes = [](const std::filesystem::path& file) {
-        std::ifstream in(file, std::ios::binary);
-        return std::string(std::istreambuf_iterator<char>(in), {});
-    };
-    int files = 0;
-    for (const auto& entry : std::filesystem::directory_iterator(whole->path() / "international")) {
-        const std::string ext = entry.path().extension().string();
-        if (ext != ".wld" && ext != ".dtw") continue;
-        EXPECT_TRUE(bytes(entry.path()) == bytes(by_levels->path() / "international" / entry.path().filename()))
-            << entry.path().filename();
-        ++files;
-    }
-    EXPECT_EQ(files, 2 * 23);
+    const auto whole = build_in("international", 4, "levels-whole");
+    const auto by_levels = build_in("international", 4, "levels-by-levels", levels);
+    EXPECT_EQ(expect_same_files(whole->path(), by_levels->path(), "international", {".wld", ".dtw"}), 2 * 23);
+    unsetenv("SOURCE_DATE_EPOCH");
+}
+
+// With 1 KB of memory (less than `dtb build` allows; the library runs over
+// it where it must) no rule values are kept: the rule solves read those
+// they lead to through the probe from their .rul files. The same .rul
+// files as with the default memory, Brazilian up to 4.
+TEST(Solver, RulesWithLittleMemory) {
+    ASSERT_EQ(setenv("SOURCE_DATE_EPOCH", "1767225600", 1), 0);
+    const auto plenty = build_in("brazilian", 4, "rules-plenty", {}, 0, true);
+    const auto little = build_in("brazilian", 4, "rules-little", {}, 1024, true);
+    EXPECT_EQ(expect_same_files(plenty->path(), little->path(), "brazilian", {".rul", ".wld", ".dtw"}), 3 * 23);
     unsetenv("SOURCE_DATE_EPOCH");
 }
 

@@ -34,19 +34,25 @@ foreach(threads 1 3)
   same_tables(brazilian ${work}/whole ${work}/threads${threads})
 endforeach()
 
-# Little memory (1 MB, less than one material's working set): materials
-# start one at a time, kept tables are packed, then let go and read from
-# their packed forms on disk or through the probe cache; the same tables.
-run(0 build --variant brazilian --pieces 4 --dir ${work}/little-memory --memory 0.001)
-same_tables(brazilian ${work}/whole ${work}/little-memory)
+# Less memory than the largest material's working set at its least
+# (KKvKK, its own mirror image: its 215,760 positions whole, 2 bytes and a
+# bit each, and its one pair in work, the 431,520 placements of both sides
+# to move, 7 bytes and a bit each: 458,496 + 3,074,584 = 3,533,080 bytes,
+# 3.4 MiB) is refused with that figure, as a wrong option, before anything
+# is built.
+run(2 build --variant brazilian --pieces 4 --dir ${work}/little-memory --memory 0.001)
+expect_in("${err}" "--memory 0.001 is less than the 3.4 MiB that solving KKvKK takes at the least")
+expect_in("${err}" "dtb info --variant brazilian --material KKvKK")
+if(EXISTS ${work}/little-memory/brazilian)
+  message(FATAL_ERROR "a build refused for its --memory built something")
+endif()
 
-# 1.5 MB: kept tables let go of memory are read from their packed forms,
-# and the packed forms are gone at the end. With every packed form failing
-# to be written (as on a full disk) they are read back from their table
-# files instead, their capture positions solved again. The same tables both
-# ways. (At 2 MB the tables packed as byte planes sometimes all fit, and
-# nothing was read back.)
-run(0 build --variant brazilian --pieces 4 --dir ${work}/spilled --memory 0.0015 --threads 2)
+# 3.5 MiB, just above: materials start one at a time, kept tables let go of
+# memory are read from their packed forms, and the packed forms are gone
+# at the end. With every packed form failing to be written (as on a full
+# disk) they are read back from their table files instead, their capture
+# positions solved again. The same tables both ways.
+run(0 build --variant brazilian --pieces 4 --dir ${work}/spilled --memory 3.5M --threads 2)
 same_tables(brazilian ${work}/whole ${work}/spilled)
 if(NOT out MATCHES "[1-9][0-9]* tables let go of memory, values read from packed forms [1-9][0-9]* times")
   message(FATAL_ERROR "expected kept tables let go and read from their packed forms in: ${out}")
@@ -55,7 +61,7 @@ if(EXISTS ${work}/spilled/brazilian/.packed)
   message(FATAL_ERROR "the build left its packed forms behind")
 endif()
 set(ENV{DTB_TEST_PACKED_FAILS} 1)
-run(0 build --variant brazilian --pieces 4 --dir ${work}/spill-fails --memory 0.0015 --threads 2)
+run(0 build --variant brazilian --pieces 4 --dir ${work}/spill-fails --memory 3.5M --threads 2)
 unset(ENV{DTB_TEST_PACKED_FAILS})
 same_tables(brazilian ${work}/whole ${work}/spill-fails)
 expect_in("${out}" "could not write the packed form of")

@@ -42,6 +42,28 @@ expect_json("${out}" men_configurations 28)
 expect_json("${out}" potential_levels 7)
 expect_list("${out}" successors KvK)
 
+# The least memory one process solves MvK in: its 1,736 positions whole, 2
+# bytes each and a capture bit (28 words of 8): 3,696 bytes; its pairs (62
+# positions) too small to count. Held a level at a time it would take more
+# (a window of the whole table and the packed levels besides).
+expect_json("${out}" working_set_bytes 3696)
+expect_json("${out}" working_set_by_levels OFF)
+
+# Canadian KKMvKM (1,410,978,240 positions, 21 levels): a level at a time,
+# in less than its values whole (2,998,328,760 bytes) and more than the
+# packed levels counted at 3/8 of a byte a position (529,116,840).
+run(0 info --variant canadian --material KKMvKM --json)
+expect_json("${out}" working_set_by_levels ON)
+string(JSON least GET "${out}" working_set_bytes)
+if(least LESS_EQUAL 529116840 OR least GREATER_EQUAL 2998328760)
+  message(FATAL_ERROR "dtb info canadian KKMvKM: a working set of ${least} bytes")
+endif()
+run(0 info --variant canadian --material KKMvKM)
+expect_in("${out}" "working set: ")
+expect_in("${out}" "(a level at a time), the least dtb build --memory for it")
+run(0 info --variant brazilian --pieces 4)
+expect_in("${out}" "largest working set: 3.4 MiB (whole), KKvKK")
+
 # Two pieces on 8x8: KvK (32 * 31), KvM (28 * 31), MvM (28 * 28 - 24 shared middle squares).
 run(0 info --variant brazilian --pieces 2 --json)
 string(JSON n LENGTH "${out}")

@@ -23,11 +23,12 @@ run(0 verify --variant brazilian --dir ${work}/whole --full --threads 2)
 expect_in("${out}" "ok      KKMvK.rul: every value is the best over its moves")
 expect_in("${last}" "all 69 tables verified")
 
-# The same files with one thread, and with 1 KB of memory (no rule values
-# kept: the successors read back through the probe from their files).
+# The same files with one thread, and with the least memory the build
+# allows (3.5 MiB: few rule values kept, the others' read back through the
+# probe from their files; 1 KB, none kept: Solver.RulesWithLittleMemory).
 run(0 build --variant brazilian --pieces 4 --dir ${work}/one --rules --threads 1)
 same_tables(brazilian ${work}/whole ${work}/one)
-run(0 build --variant brazilian --pieces 4 --dir ${work}/little --rules --memory 0.000001)
+run(0 build --variant brazilian --pieces 4 --dir ${work}/little --rules --memory 3.5M)
 same_tables(brazilian ${work}/whole ${work}/little)
 
 # Killed (SIGKILL) once KKMvK.rul is written and before the manifest lists
