@@ -67,21 +67,6 @@ void print_summary(const BuildReport& r) {
     }
 }
 
-// One process solves a material in no less than its working set at its
-// least (one big pair at a time, a level at a time where that holds less):
-// a --memory below the largest of the build is refused with that figure,
-// as a wrong option (exit status 2).
-void refuse_too_little(const BuildOptions& o, const std::string& given) {
-    const LeastMemory least = least_memory(o);
-    if (o.memory_bytes >= least.bytes) return;
-    const double gib = std::ceil(static_cast<double>(least.bytes) / (1 << 30) * 1000) / 1000;
-    throw OptionError(fmt::format(
-        "--memory {} is less than the {:.1f} MiB that solving {} takes at the least ({}; dtb info --variant {} "
-        "--material {} gives it): give --memory {:.3f} or more",
-        given, static_cast<double>(least.bytes) / (1 << 20), least.material.name(),
-        least.by_levels ? "two levels of it at a time" : "its values whole", o.variant, least.material.name(), gib));
-}
-
 }  // namespace
 
 std::uint64_t parse_memory(const std::string& text) {
@@ -121,6 +106,7 @@ void run_build(const BuildCommandOptions& c) {
     for (const std::string& name : c.materials) o.targets.push_back(Material::parse(name).canonical());
     o.threads = c.threads;
     o.memory_bytes = c.memory.empty() ? 0 : parse_memory(c.memory);
+    o.refuse_little_memory = true;
     o.wld_compression_level = c.wld_compression;
     o.dtw_compression_level = c.dtw_compression;
     o.output = c.output == "terminal" ? BuildOptions::Output::terminal
@@ -143,7 +129,6 @@ void run_build(const BuildCommandOptions& c) {
         // Every rank runs this; rank 0 reports.
         if (const std::optional<BuildReport> r = mpi::build_tables(o)) print_summary(*r);
     } else {
-        if (o.memory_bytes > 0) refuse_too_little(o, c.memory);
         print_summary(build_tables(o));
     }
 }

@@ -7,7 +7,6 @@
 #pragma once
 
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -16,13 +15,6 @@
 #include "explorer/server.hpp"
 
 namespace dtb::cli {
-
-// An option whose value a command refuses once it knows more than its
-// check could (`dtb build --memory` below what the build needs): main()
-// reports it as it reports a wrong option, exit status 2.
-struct OptionError : std::invalid_argument {
-    using std::invalid_argument::invalid_argument;
-};
 
 struct PerftOptions {
     std::string variant;

@@ -244,7 +244,7 @@ int main(int argc, char** argv) {
         fmt::print(stderr, "dtb: error: {}\nRun 'dtb help' or 'dtb help SUBCOMMAND' for the options.\n",
                    e.what());
         return 2;
-    } catch (const OptionError& e) {
+    } catch (const dtb::OptionRefused& e) {
         fmt::print(stderr, "dtb: error: {}\n", e.what());
         return 2;
     } catch (const std::exception& e) {

@@ -21,17 +21,6 @@ template BuildReport build_tables_of<draughts::International>(const BuildOptions
 template BuildReport build_tables_of<draughts::Canadian>(const BuildOptions&);
 template BuildReport build_tables_of<draughts::Russian>(const BuildOptions&);
 
-LeastMemory least_memory(const BuildOptions& options) {
-    return draughts::with_variant(options.variant, [&]<class V>() {
-        LeastMemory least;
-        for (const Material& m : build_order(options.targets)) {
-            const WorkingSet w = plain_working_set<V>(m, 1, 0, options.solver);
-            if (w.bytes > least.bytes) least = {m, w.bytes, w.options.levels_from_positions == 0};
-        }
-        return least;
-    });
-}
-
 BuildReport build_tables(const BuildOptions& options) {
     return draughts::with_variant(options.variant, [&]<class V>() { return build_tables_of<V>(options); });
 }

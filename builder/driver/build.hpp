@@ -31,17 +31,6 @@ BuildReport build_tables_of(const BuildOptions& options);
 // fail as a full disk would (the table is then dropped and read back from
 // its file). DTB_TEST_KILL_AFTER_WRITE: builder/driver/material_job.hpp.
 
-// The material, of those a build of `options` solves, whose working set
-// at its least (one big pair at a time, whole or a level at a time, as
-// `dtb info` gives it) is the largest, and that working set: `dtb build`
-// refuses a --memory below it.
-struct LeastMemory {
-    Material material;
-    std::uint64_t bytes = 0;
-    bool by_levels = false;
-};
-LeastMemory least_memory(const BuildOptions& options);
-
 // The one-process build's default memory budget: a third of the machine's.
 std::uint64_t default_memory_bytes();
 

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <deque>
 #include <exception>
@@ -228,6 +229,32 @@ private:
     std::atomic<bool> stopping_{false};
 };
 
+// A budget below the least working set of a material `plan` builds (one
+// big pair at a time, whole or a level at a time: what `dtb info` prints)
+// refused with the largest (BuildOptions::refuse_little_memory).
+template <class V>
+void refuse_little_memory(const BuildOptions& o, const BuildPlan& plan) {
+    const PlannedMaterial* most = nullptr;
+    WorkingSet least;
+    for (const PlannedMaterial& p : plan.materials()) {
+        if (!p.build) continue;
+        const WorkingSet w = plain_working_set<V>(p.material, 1, 0, o.solver);
+        if (w.bytes > least.bytes) {
+            least = w;
+            most = &p;
+        }
+    }
+    if (!most || o.memory_bytes >= least.bytes) return;
+    const auto mib = [](std::uint64_t bytes) { return static_cast<double>(bytes) / (1 << 20); };
+    const std::string name = most->material.name();
+    throw OptionRefused(fmt::format(
+        "--memory of {:.1f} MiB is less than the {:.1f} MiB that solving {} takes at the least ({}; dtb info "
+        "--variant {} --material {} gives it): give --memory {:.3f} or more",
+        mib(o.memory_bytes), mib(least.bytes), name,
+        least.options.levels_from_positions == 0 ? "two levels of it at a time" : "its values whole", o.variant,
+        name, std::ceil(static_cast<double>(least.bytes) / (1 << 30) * 1000) / 1000));
+}
+
 }  // namespace build_detail
 
 template <class V>
@@ -243,6 +270,8 @@ BuildReport build_tables_of(const BuildOptions& options) {
                             std::make_unique<BuildPlan>(options, V::board_size,
                                                         options.rules ? rule_terms<V>(options) : RuleTerms{}),
                             options.output);
+    if (options.refuse_little_memory && options.memory_bytes)
+        build_detail::refuse_little_memory<V>(options, coordinator.plan());
     build_detail::LocalWorker<V> worker(options, coordinator.plan(), coordinator.progress(),
                                         options.memory_bytes ? options.memory_bytes : default_memory_bytes());
     std::exception_ptr failed;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,6 +17,13 @@
 #include "probe/material.hpp"
 
 namespace dtb {
+
+// An option the build refuses once it knows more than a check of the
+// option alone could (a --memory below what the build needs): the command
+// line reports it as a wrong option.
+struct OptionRefused : std::invalid_argument {
+    using std::invalid_argument::invalid_argument;
+};
 
 struct BuildOptions {
     std::string variant;
@@ -28,6 +36,11 @@ struct BuildOptions {
     // default_memory_bytes(). A distributed build: per rank, for the kept
     // tables (0: three quarters of the machine's, shared by its ranks).
     std::uint64_t memory_bytes = 0;
+    // One process: a memory_bytes below the least working set of a material
+    // this run builds (one big pair at a time, whole or a level at a time:
+    // what `dtb info` prints) is refused (OptionRefused) before anything is
+    // built, as `dtb build` does; else that material runs over it (tests).
+    bool refuse_little_memory = false;
     std::string options;  // for the tables' provenance
     int block_shift = 16;
     int wld_compression_level = 12;  // zstd levels (table_writer.hpp)
