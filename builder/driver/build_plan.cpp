@@ -46,6 +46,7 @@ BuildPlan::BuildPlan(const BuildOptions& o, int board_size, const RuleTerms& rul
     try {
         for (const auto& entry : std::filesystem::directory_iterator(variant_dir_))
             if (entry.path().extension() == ".tmp") std::filesystem::remove(entry.path());  // a killed build's
+        std::filesystem::remove_all(levels_directory(variant_dir_));  // a killed build's levels: solved again
         manifest_ = Manifest::load(variant_dir_ / Manifest::file_name, o.variant);
 
         // Whether m's file of `kind` holds the table the manifest lists

@@ -65,17 +65,22 @@ public:
         const std::vector<Material> leads_to = successors(m);
         const KeptTables::Reads reads{leads_to, TableKind::dtw};
         const WorkingSet w = working_set(m);
+        SolverOptions options = w.options;
+        options.level_folder = levels_directory(variant_dir()) / m.name();  // used only by levels
         SolvedMaterial solved;
         {
             std::optional<KeptTables::Held> working;
             if (job.hold) working.emplace(kept(), w.bytes, &reads);
             const SuccessorTables<V> tables(leads_to, o_.dir,
                                             [&](const Material& s) { return store_.whole(s, reads, elsewhere); });
-            solved = solve_material<V>(m, tables.get(), job.progress, w.pairs_at_once, w.options);
+            solved = solve_material<V>(m, tables.get(), job.progress, w.pairs_at_once, options);
         }  // the tables it read let go before they are released
         if (job.solved) job.solved();
-        // Held whole, or packed (solved a level at a time): written, packed and kept the same way.
-        return std::visit([&](auto& values) { return write_and_keep(m, job, values); }, solved);
+        // Held whole, or packed on disk (solved a level at a time): written and packed the same way.
+        const ManifestEntry entry = std::visit([&](auto& values) { return write_and_keep(m, job, values); }, solved);
+        solved = {};
+        remove_levels(variant_dir(), m);
+        return entry;
     }
 
     // p's rule values solved, reading those its moves lead to from the
@@ -106,7 +111,7 @@ private:
     const std::filesystem::path& variant_dir() const noexcept { return store_.variant_dir(); }
 
     // m's tables written from its values (SolvedValues or PackedTable), and,
-    // if a later job reads them, their packed form and the values kept.
+    // if a later job reads them, their packed form, and whole values kept.
     template <class Values>
     ManifestEntry write_and_keep(const Material& m, const Job& job, Values& values) {
         ManifestEntry entry = write_solved(o_, N, variant_dir(), values);
@@ -117,12 +122,12 @@ private:
                 return std::filesystem::file_size(packed_file(variant_dir(), m, TableKind::dtw));
             }))
             kept().on_disk(m);
+        // Whole, kept as it is if it fits, else packed; on disk, read from its
+        // packed form by whoever reads it.
         if constexpr (std::is_same_v<Values, SolvedValues>) {
             auto whole = std::make_shared<SolvedValues>(std::move(values));
             if (store_.codes_only()) whole->drop_capture_marks();  // kept only for lookups, which read the codes
-            kept().keep(std::move(whole));  // as it is if it fits, else packed
-        } else {
-            kept().keep(std::move(values));
+            kept().keep(std::move(whole));
         }
         return entry;
     }

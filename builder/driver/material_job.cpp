@@ -35,14 +35,12 @@ void codes_of(const SolvedValues& values, std::uint64_t first, std::span<std::ui
         out[i] = values.has_capture(first + i) ? dont_care : values.code(first + i);
 }
 
-// The frames of a packed table unpacked as they are asked for, the last
-// `held` of them kept: each unpacked once by the first thread that asks,
-// the others that ask meanwhile waiting for it.
+// The frames of a packed table read back and unpacked as they are asked
+// for, the last `held` of them kept: each unpacked once by the first thread
+// that asks, the others that ask meanwhile waiting for it.
 class UnpackedFrames {
 public:
-    UnpackedFrames(const PackedTable& table, std::size_t held) : table_(table), held_(held), offsets_{0} {
-        for (const std::uint64_t bytes : table.frames.frame_bytes) offsets_.push_back(offsets_.back() + bytes);
-    }
+    UnpackedFrames(const PackedTable& table, std::size_t held) : table_(table), held_(held) {}
 
     std::shared_ptr<const SolvedValues> frame(std::uint64_t f) {
         std::promise<std::shared_ptr<const SolvedValues>> made;
@@ -58,11 +56,11 @@ public:
             auto values = std::make_shared<SolvedValues>(
                 table_.material, table_.positions_per_side, first,
                 std::min(std::uint64_t{1} << PackedRange::frame_shift, table_.positions - first));
+            const PackedRange packed = table_.frames->read(f, 1);
             // Isolated: this thread takes no other block meanwhile, which could wait for this frame.
             tbb::this_task_arena::isolate([&] {
-                unpack_range(std::span(table_.frames.bytes).subspan(offsets_[f], offsets_[f + 1] - offsets_[f]),
-                             std::span(table_.frames.frame_bytes).subspan(f, 1), *values, first, values->codes.size(),
-                             table_.material.name() + "'s packed table");
+                unpack_range(packed.bytes, packed.frame_bytes, *values, first, values->codes.size(),
+                             table_.frames->file().string());
             });
             made.set_value(std::move(values));
         } catch (...) {
@@ -74,7 +72,6 @@ public:
 private:
     const PackedTable& table_;
     std::size_t held_;
-    std::vector<std::uint64_t> offsets_;  // of each frame in table_.frames.bytes, and the end
     std::mutex mutex_;
     std::map<std::uint64_t, std::shared_future<std::shared_ptr<const SolvedValues>>> frames_;
 };

@@ -59,6 +59,14 @@ std::filesystem::path part_file(const std::filesystem::path& variant_dir, const 
 
 std::filesystem::path packed_directory(const std::filesystem::path& variant_dir) { return variant_dir / ".packed"; }
 
+std::filesystem::path levels_directory(const std::filesystem::path& variant_dir) { return variant_dir / ".levels"; }
+
+void remove_levels(const std::filesystem::path& variant_dir, const Material& m) {
+    std::error_code ignored;
+    std::filesystem::remove_all(levels_directory(variant_dir) / m.name(), ignored);
+    std::filesystem::remove(levels_directory(variant_dir), ignored);  // only if empty
+}
+
 std::filesystem::path packed_file(const std::filesystem::path& variant_dir, const Material& m, TableKind kind) {
     return packed_directory(variant_dir) / (m.name() + (kind == TableKind::rul ? ".rul.zst" : ".dtw.zst"));
 }
@@ -70,16 +78,23 @@ std::string packed_label(const Material& m, TableKind kind, std::uint64_t checks
 void write_packed_table(const std::filesystem::path& variant_dir, const PackedTable& table, std::uint64_t checksum) {
     const std::filesystem::path file = packed_file(variant_dir, table.material, TableKind::dtw);
     maybe_fail(file);
+    const SpilledFrames& frames = *table.frames;
     write_frames_file(file, packed_label(table.material, TableKind::dtw, checksum),
-                      {table.positions_per_side, table.positions, table.max_code}, table.frames);
+                      {table.positions_per_side, table.positions, table.max_code}, frames.frame_bytes(),
+                      frames.checksums(), [&](const FrameWriter& write) {
+                          constexpr std::size_t at_once = 64;
+                          for (std::size_t f = 0; f < frames.frames(); f += at_once)
+                              write(frames.read(f, std::min(at_once, frames.frames() - f)).bytes);
+                      });
 }
 
 void write_packed_table(const std::filesystem::path& variant_dir, const SolvedValues& values, std::uint64_t checksum) {
+    const std::filesystem::path file = packed_file(variant_dir, values.material, TableKind::dtw);
+    maybe_fail(file);
     if (!values.whole()) throw std::logic_error("only whole tables are written packed");
-    write_packed_table(variant_dir,
-                       PackedTable{values.material, values.positions_per_side, values.codes.size(), values.max_code,
-                                   {}, pack_range(values, 0, values.codes.size())},
-                       checksum);
+    write_frames_file(file, packed_label(values.material, TableKind::dtw, checksum),
+                      {values.positions_per_side, values.codes.size(), values.max_code},
+                      pack_range(values, 0, values.codes.size()));
 }
 
 void write_packed_part(const std::filesystem::path& variant_dir, const SolvedValues& values, std::uint64_t checksum,

@@ -36,6 +36,13 @@
 namespace dtb {
 
 std::filesystem::path packed_directory(const std::filesystem::path& variant_dir);
+
+// Where materials solved a level at a time spill their levels and tables
+// while they are solved (LevelValues), a folder each: DIR/VARIANT/.levels/M.
+std::filesystem::path levels_directory(const std::filesystem::path& variant_dir);
+// Removes m's folder there, and .levels once it is empty (what cannot be
+// removed costs only disk space).
+void remove_levels(const std::filesystem::path& variant_dir, const Material& m);
 // m's packed form of `kind` (dtw: its plain values, rul: its rule values).
 std::filesystem::path packed_file(const std::filesystem::path& variant_dir, const Material& m, TableKind kind);
 

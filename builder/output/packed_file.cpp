@@ -52,6 +52,17 @@ void write_frames_file(const std::filesystem::path& file, const std::string& lab
                        const std::vector<std::uint64_t>& words, const PackedRange& frames) {
     const std::vector<std::uint64_t> offsets = offsets_of(frames);
     if (offsets.back() != frames.bytes.size()) throw std::logic_error("frames that do not add up to their bytes");
+    std::vector<std::uint64_t> sums(frames.frame_bytes.size());
+    tbb::parallel_for(std::size_t{0}, sums.size(), [&](std::size_t f) {
+        sums[f] = checksum(std::span(frames.bytes).subspan(offsets[f], frames.frame_bytes[f]));
+    });
+    write_frames_file(file, label, words, frames.frame_bytes, sums,
+                      [&](const FrameWriter& write) { write(frames.bytes); });
+}
+
+void write_frames_file(const std::filesystem::path& file, const std::string& label,
+                       const std::vector<std::uint64_t>& words, const std::vector<std::uint64_t>& frame_bytes,
+                       const std::vector<std::uint64_t>& checksums, const std::function<void(const FrameWriter&)>& copy) {
     // The header: magic, the label's length and bytes, the number of words
     // and the words, the number of frames and each one's size and checksum,
     // all words of 8 bytes, little-endian.
@@ -60,15 +71,21 @@ void write_frames_file(const std::filesystem::path& file, const std::string& lab
     header += label;
     put_word(header, words.size());
     for (const std::uint64_t w : words) put_word(header, w);
-    put_word(header, frames.frame_bytes.size());
-    for (std::size_t f = 0; f < frames.frame_bytes.size(); ++f) {
-        put_word(header, frames.frame_bytes[f]);
-        put_word(header, checksum(std::span(frames.bytes).subspan(offsets[f], frames.frame_bytes[f])));
+    put_word(header, frame_bytes.size());
+    for (std::size_t f = 0; f < frame_bytes.size(); ++f) {
+        put_word(header, frame_bytes[f]);
+        put_word(header, checksums[f]);
     }
     std::filesystem::create_directories(file.parent_path());
     ReplacedFile out(file, false);  // a scratch file: its checksums tell one the machine lost
     out.write(header);
-    out.write(frames.bytes);
+    std::uint64_t written = 0, expected = 0;
+    for (const std::uint64_t size : frame_bytes) expected += size;
+    copy([&](std::span<const std::byte> bytes) {
+        out.write(bytes);
+        written += bytes.size();
+    });
+    if (written != expected) throw std::logic_error("frames that do not add up to their sizes");
     out.commit();
 }
 

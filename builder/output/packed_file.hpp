@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -25,6 +26,14 @@ namespace dtb {
 // written.
 void write_frames_file(const std::filesystem::path& file, const std::string& label,
                        const std::vector<std::uint64_t>& words, const PackedRange& frames);
+
+// The same of frames whose sizes and checksums are known and whose bytes
+// `copy` writes, in order, through the function it is given (frames spilled
+// to disk, copied without holding them all).
+using FrameWriter = std::function<void(std::span<const std::byte>)>;
+void write_frames_file(const std::filesystem::path& file, const std::string& label,
+                       const std::vector<std::uint64_t>& words, const std::vector<std::uint64_t>& frame_bytes,
+                       const std::vector<std::uint64_t>& checksums, const std::function<void(const FrameWriter&)>& copy);
 
 struct FramesFile {
     std::vector<std::uint64_t> words;

@@ -4,11 +4,12 @@
 // by one), so only those two are held as codes. A level the solve has left
 // behind is cut into bands of the table's order (a run of men
 // configurations of one side, about 2^22 positions), each band's part in
-// the table's order and packed (PackedRange): a band of the table is then
-// put together from one part a level, each read in order. Once the last
+// the table's order, packed (PackedRange) and spilled to a scratch file in
+// the build's folder (SpilledFrames): a band of the table is then put
+// together from one part a level, each read back in order. Once the last
 // level is solved, the table is put together a window of bands at a time
-// and packed as a whole table's frames (PackedTable), which the writer, the
-// packed form on disk and the kept tables take as they are.
+// and packed as a whole table's frames, spilled too (PackedTable), which
+// the writer and the packed form on disk read.
 //
 // A level keeps its codes in its men configurations' order
 // (PotentialLevels::for_each_men_configuration): configuration r of the
@@ -23,6 +24,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <variant>
@@ -51,15 +55,26 @@ public:
     // `by_levels`: held a level at a time as above; else the whole
     // material's values held from the start, and the levels solved in them
     // as they lie (SolverOptions::levels_from_positions).
-    // `band_positions`: SolverOptions::level_band_positions.
+    // `band_positions`: SolverOptions::level_band_positions; `folder`: where
+    // the packed levels and the packed table go (SolverOptions::level_folder,
+    // needed by levels).
     LevelValues(const PairSpace<V>& space, const PotentialLevels<N>& levels, bool by_levels,
-                std::uint64_t band_positions)
+                std::uint64_t band_positions, const std::filesystem::path& folder)
         : space_(space), levels_(levels), by_levels_(by_levels), sides_(sides_of(space.material())),
           king_placements_(space.king_placements()),
           configurations_(space.side(0).men_configurations()),
           per_band_(std::max<std::uint64_t>(1, band_positions / king_placements_)),
           side_bands_((configurations_ + per_band_ - 1) / per_band_),
-          bands_(static_cast<std::size_t>(sides_ * side_bands_)) {}
+          bands_(static_cast<std::size_t>(sides_ * side_bands_)), folder_(folder) {
+        if (!by_levels_) return;
+        if (folder_.empty()) throw std::logic_error("a material solved by levels needs a folder for them");
+        std::error_code error;
+        std::filesystem::create_directories(folder_, error);
+        if (error)
+            throw std::runtime_error("cannot create " + folder_.string() + ", a scratch folder of the build's: " +
+                                     error.message());
+        spilled_ = std::make_unique<SpilledFrames>(folder_ / "levels.zst");
+    }
 
     // Level l of levels().levels() is solved next, after l - 1: its codes
     // made, l - 1's kept to be read, and l - 2's cut into bands and packed.
@@ -75,24 +90,29 @@ public:
         current_ = SolvedValues(space_.material(), space_.side(0).size(), 0, level_positions(current_level_));
     }
 
-    // The most material m (its index `index`) holds by levels (the pairs' scratch
-    // aside): the two largest neighbouring levels as codes (the level solved
-    // and the one above; a material of kings only has one), the window
-    // finish() puts together, and the levels left behind packed, counted at
-    // packed_bytes_a_position of the whole (0.17 to 0.31 measured:
-    // docs/results.md).
+    // The most material m (its index `index`) holds by levels (the pairs'
+    // scratch aside): the two largest neighbouring levels as codes (the level
+    // solved and the one above; a material of kings only has one), and the
+    // larger of what cutting the largest level into bands takes besides
+    // (16 bytes a men configuration to sort them, and its parts packed,
+    // counted at packed_bytes_a_position: 0.17 to 0.31 measured,
+    // docs/results.md) and the window finish() puts together. The levels
+    // left behind and the table are on disk.
     static std::uint64_t most_bytes(const Material& m, const Index<N>& index, const PotentialLevels<N>& levels,
                                     std::uint64_t band_positions) {
         const std::uint64_t K = index.king_placements(), sides = sides_of(m);
         const auto& all = levels.levels();
-        std::uint64_t two = 0;
-        for (std::size_t l = 0; l < all.size(); ++l)
+        std::uint64_t two = 0, largest = 0;
+        for (std::size_t l = 0; l < all.size(); ++l) {
             two = std::max(two, sides * K *
                                     (all[l].men_configurations + (l > 0 ? all[l - 1].men_configurations : 0)));
-        const std::uint64_t positions = sides * index.size();
-        const std::uint64_t window = std::min(positions, window_of(K, band_positions));
-        return SolvedValues::bytes_for(two) + SolvedValues::bytes_for(window) +
-               static_cast<std::uint64_t>(packed_bytes_a_position * static_cast<double>(positions));
+            largest = std::max(largest, all[l].men_configurations);
+        }
+        const std::uint64_t cutting =
+            16 * sides * largest +
+            static_cast<std::uint64_t>(packed_bytes_a_position * static_cast<double>(sides * largest * K));
+        const std::uint64_t window = std::min(sides * index.size(), window_of(K, band_positions));
+        return SolvedValues::bytes_for(two) + std::max(cutting, SolvedValues::bytes_for(window));
     }
     static constexpr double packed_bytes_a_position = 0.375;
 
@@ -127,33 +147,35 @@ public:
 
     // The material's values once its last level is solved: whole as they
     // were held, or, held by levels, its table packed (the frames of
-    // pack_range() over the whole) and counted, put together a window of
-    // sixteen bands at a time (2^26 positions, 136 MiB, by default), rounded
-    // to frames, from the bands and the two levels held as codes, so that the
-    // whole is never held.
+    // pack_range() over the whole, spilled to the folder) and counted, put
+    // together a window of sixteen bands at a time (2^26 positions, 136 MiB,
+    // by default), rounded to frames, from the bands read back and the two
+    // levels held as codes, so that the whole is never held.
     std::variant<SolvedValues, PackedTable> finish(std::uint32_t max_code) {
         if (!by_levels_) {
             current_.max_code = max_code;
             return std::move(current_);
         }
         const std::uint64_t K = king_placements_, per_side = space_.side(0).size();
-        PackedTable table{space_.material(), per_side, sides_ * per_side, max_code, {}, {}};
+        auto frames = std::make_shared<SpilledFrames>(folder_ / "table.zst");
+        PackedTable table{space_.material(), per_side, sides_ * per_side, max_code, {}, frames};
         const std::uint64_t window = window_of(K, per_band_ * K);
         for (std::uint64_t w = 0; w < table.positions; w += window) {
             SolvedValues part(table.material, per_side, w, std::min(window, table.positions - w));
             const std::uint64_t end = w + part.codes.size();
-            std::vector<std::size_t> in;  // the bands in the window
-            for (std::size_t b = 0; b < bands_.size(); ++b)
-                if (band_first(b) < end && band_first(b + 1) > w) in.push_back(b);
+            std::vector<std::size_t> in;  // the bands in the window, their parts read back
+            for (std::size_t b = 0; b < bands_.size(); ++b) {
+                if (band_first(b) >= end || band_first(b + 1) <= w) continue;
+                in.push_back(b);
+                for (Part& p : bands_[b])
+                    if (p.range.frame_bytes.empty()) p.range = spilled_->read(p.first_frame, packed_frames(p.positions));
+            }
             tbb::parallel_for(std::size_t{0}, in.size(), [&](std::size_t i) { put_together(in[i], part); });
             for (const std::size_t b : in)
                 if (band_first(b + 1) <= end) bands_[b] = {};
             table.counts +=
                 count_wdl(part.codes.size(), [&](std::size_t i) { return value_of_dtw_code(part.codes[i]); });
-            PackedRange packed = pack_range(part, w, part.codes.size());
-            table.frames.frame_bytes.insert(table.frames.frame_bytes.end(), packed.frame_bytes.begin(),
-                                            packed.frame_bytes.end());
-            table.frames.bytes.insert(table.frames.bytes.end(), packed.bytes.begin(), packed.bytes.end());
+            frames->append(pack_range(part, w, part.codes.size()));
         }
         above_ = {};
         current_ = {};
@@ -163,11 +185,13 @@ public:
 private:
 
     // A level's part of a band: its configurations in the band, in the
-    // table's order, packed.
+    // table's order, packed, spilled to the folder (its first frame there)
+    // and read back by finish().
     struct Part {
         int potential;
         std::uint64_t positions = 0;
-        PackedRange range;
+        std::size_t first_frame = 0;
+        PackedRange range;  // empty until read back
     };
 
     std::uint64_t level_positions(const Level& level) const noexcept {
@@ -226,12 +250,17 @@ private:
         for (std::size_t i = 0; i < order.size(); ++i)
             if (i == 0 || band_of(order[i].first) != band_of(order[i - 1].first)) starts.push_back(i);
         starts.push_back(order.size());
-        tbb::parallel_for(std::size_t{0}, starts.size() - 1, [&](std::size_t j) {
+        std::vector<PackedRange> packed(starts.size() - 1);
+        tbb::parallel_for(std::size_t{0}, packed.size(), [&](std::size_t j) {
             const std::size_t i0 = starts[j], i1 = starts[j + 1];
             SolvedValues part(codes.material, codes.positions_per_side, 0, (i1 - i0) * K);
             for (std::size_t i = i0; i < i1; ++i) copy_run(codes, order[i].second, part, (i - i0) * K, K);
-            bands_[band_of(order[i0].first)].push_back({level.potential, part.codes.size(), pack_range(part, 0, part.codes.size())});
+            packed[j] = pack_range(part, 0, part.codes.size());
         });
+        codes = {};
+        for (std::size_t j = 0; j < packed.size(); ++j)
+            bands_[band_of(order[starts[j]].first)].push_back(
+                {level.potential, (starts[j + 1] - starts[j]) * K, spilled_->append(packed[j]), {}});
     }
 
     // Band b of the table put together into `values`, where they hold it:
@@ -295,6 +324,8 @@ private:
     std::uint64_t side_bands_;      // bands a side
     SolvedValues current_, above_;
     std::vector<std::vector<Part>> bands_;  // each band's parts, a level each
+    std::filesystem::path folder_;
+    std::unique_ptr<SpilledFrames> spilled_;  // the levels left behind, packed
 };
 
 }  // namespace dtb

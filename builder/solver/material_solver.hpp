@@ -145,7 +145,7 @@ public:
         std::optional<LevelValues<V>> alone;
         if (!team_)
             alone.emplace(space_, levels, table_positions<N>(material) >= options_.levels_from_positions,
-                          options_.level_band_positions);
+                          options_.level_band_positions, options_.level_folder);
         for (int l = 0; l < level_count; ++l) {
             if (alone) alone->start(l);
             return_free_memory();  // what the level before freed

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 
 #include <tbb/global_control.h>
 
@@ -33,6 +34,10 @@ struct SolverOptions {
     // configurations of one side; sixteen bands are put together at once
     // at the end. Tests lower it.
     std::uint64_t level_band_positions = std::uint64_t{1} << 22;
+    // Where a material solved a level at a time spills its packed levels and
+    // its packed table (the build gives each such material a scratch folder
+    // of its own, removed once its tables are written).
+    std::filesystem::path level_folder;
 };
 
 // The threads the solvers' tasks run on: every core, or fewer where a

@@ -62,56 +62,35 @@ std::vector<std::shared_ptr<const SolvedValues>> KeptTables::find_all(std::span<
     return found;
 }
 
-KeptTables::Entry* KeptTables::entry_to_keep(const Material& m, std::uint64_t per_side, std::uint64_t first,
-                                              std::uint64_t count, std::uint32_t max_code) {
-    Entry& e = entries_[{m, TableKind::dtw}];
-    const std::uint64_t positions = static_cast<std::uint64_t>(sides_of(m)) * per_side;
-    if (e.values || e.packed) {  // a range replaced by the whole table, never the other way
-        const bool held_whole = e.first == 0 && e.count == positions;
-        if (held_whole || first != 0 || count != positions) return nullptr;
+void KeptTables::keep(std::shared_ptr<const SolvedValues> values) {
+    const std::lock_guard lock(mutex_);
+    Entry& e = entries_[{values->material, TableKind::dtw}];
+    if (e.values || e.packed) {
+        const bool whole = e.first == 0 && e.count == values->positions();
+        if (whole || !values->whole()) return;
         bytes_ -= e.bytes();
         e.values.reset();
         e.packed.reset();
     }
     e.used_at = ++tick_;
-    e.per_side = per_side;
-    e.first = first;
-    e.count = count;
-    e.max_code = max_code;
-    return &e;
-}
-
-void KeptTables::keep(std::shared_ptr<const SolvedValues> values) {
-    const std::lock_guard lock(mutex_);
-    Entry* e = entry_to_keep(values->material, values->positions_per_side, values->first, values->codes.size(),
-                             values->max_code);
-    if (!e) return;
-    e->marks = !values->capture.empty();
-    e->values = std::move(values);
+    e.per_side = values->positions_per_side;
+    e.first = values->first;
+    e.count = values->codes.size();
+    e.max_code = values->max_code;
+    e.marks = !values->capture.empty();
+    e.values = std::move(values);
     // Counted now: room is made by packing the unused values (these too,
     // if they come to it), and if even that is not enough they are let go.
-    add(e->values->bytes());
+    add(e.values->bytes());
     if (make_room_locked(0, nullptr)) return;
-    if (e->values) {  // still in use by whoever kept them, so not packed: the store lets go of them
-        bytes_ -= e->values->bytes();
-        e->values.reset();
+    if (e.values) {  // still in use by whoever kept them, so not packed: the store lets go of them
+        bytes_ -= e.values->bytes();
+        e.values.reset();
     }
-    if (e->packed && bytes_ > budget_) {
-        bytes_ -= e->packed->held_bytes();
-        e->packed.reset();
+    if (e.packed && bytes_ > budget_) {
+        bytes_ -= e.packed->held_bytes();
+        e.packed.reset();
     }
-}
-
-void KeptTables::keep(PackedTable table) {
-    const std::lock_guard lock(mutex_);
-    Entry* e = entry_to_keep(table.material, table.positions_per_side, 0, table.positions, table.max_code);
-    if (!e) return;
-    e->marks = true;
-    e->packed = std::make_unique<PackedRange>(std::move(table.frames));
-    add(e->packed->held_bytes());
-    if (make_room_locked(0, nullptr)) return;
-    bytes_ -= e->packed->held_bytes();
-    e->packed.reset();
 }
 
 std::shared_ptr<const RuleValues> KeptTables::find_rules(const Material& m) {

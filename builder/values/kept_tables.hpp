@@ -84,9 +84,6 @@ public:
     // never the other way): as they are if they fit once unused values are
     // packed, else packed if that fits; else not at all.
     void keep(std::shared_ptr<const SolvedValues> values);
-    // Keeps a whole table packed (a material solved a level at a time), if
-    // it fits once unused values are packed.
-    void keep(PackedTable table);
 
     // m's rule values if they are here (now the most recently used).
     std::shared_ptr<const RuleValues> find_rules(const Material& m);
@@ -135,11 +132,6 @@ private:
     using Key = std::pair<Material, TableKind>;
 
     Entry* entry(const Material& m, TableKind kind);  // null if there is none
-    // The entry positions [first, first + count) of m's plain values are to
-    // be kept in, emptied, with their place set; null if they are not kept:
-    // it holds them already, or they are a range and it holds some.
-    Entry* entry_to_keep(const Material& m, std::uint64_t per_side, std::uint64_t first, std::uint64_t count,
-                         std::uint32_t max_code);
     std::shared_ptr<const SolvedValues> find_locked(const Material& m, const Reads* reader);
     bool make_room_locked(std::uint64_t bytes, const Reads* reader, const Entry* spare = nullptr);
     void pack(Entry& e);

@@ -1,5 +1,8 @@
 #include "builder/values/packed_codes.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -7,6 +10,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include <tbb/parallel_for.h>
 
@@ -125,6 +129,65 @@ void unpack_range(std::span<const std::byte> bytes, std::span<const std::uint64_
             !wrong.empty())
             throw std::runtime_error(what + ": frame " + std::to_string(f) + " " + wrong);
     });
+}
+
+SpilledFrames::SpilledFrames(std::filesystem::path file) : file_(std::move(file)) {
+    fd_ = ::open(file_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd_ < 0)
+        throw std::runtime_error("cannot create " + file_.string() + ", a scratch file of the build's: " +
+                                 std::strerror(errno) + "; free disk space or make the tables' folder writable");
+}
+
+SpilledFrames::~SpilledFrames() {
+    ::close(fd_);
+    std::error_code ignored;  // a file that cannot be removed costs only disk space
+    std::filesystem::remove(file_, ignored);
+}
+
+std::size_t SpilledFrames::append(const PackedRange& frames) {
+    const std::size_t first = sums_.size();
+    std::uint64_t at = 0;
+    for (const std::uint64_t size : frames.frame_bytes) {
+        const std::span<const std::byte> frame = std::span(frames.bytes).subspan(at, size);
+        for (std::uint64_t done = 0; done < size;) {
+            const ssize_t n = ::pwrite(fd_, frame.data() + done, size - done, static_cast<off_t>(offsets_.back() + done));
+            if (n <= 0)
+                throw std::runtime_error("cannot write " + file_.string() + ", a scratch file of the build's: " +
+                                         std::strerror(n < 0 ? errno : ENOSPC) + "; free disk space");
+            done += static_cast<std::uint64_t>(n);
+        }
+        sums_.push_back(checksum(frame));
+        offsets_.push_back(offsets_.back() + size);
+        at += size;
+    }
+    return first;
+}
+
+PackedRange SpilledFrames::read(std::size_t first, std::size_t count) const {
+    if (first > frames() || count > frames() - first) throw std::logic_error("frames past a scratch file's");
+    PackedRange out;
+    for (std::size_t f = first; f < first + count; ++f) out.frame_bytes.push_back(offsets_[f + 1] - offsets_[f]);
+    out.bytes.resize(offsets_[first + count] - offsets_[first]);
+    for (std::uint64_t done = 0; done < out.bytes.size();) {
+        const ssize_t n = ::pread(fd_, out.bytes.data() + done, out.bytes.size() - done,
+                                  static_cast<off_t>(offsets_[first] + done));
+        if (n <= 0)
+            throw std::runtime_error("cannot read " + file_.string() + ", a scratch file of the build's: " +
+                                     (n < 0 ? std::strerror(errno) : "cut short"));
+        done += static_cast<std::uint64_t>(n);
+    }
+    for (std::size_t f = first; f < first + count; ++f)
+        if (checksum(std::span(out.bytes).subspan(offsets_[f] - offsets_[first], offsets_[f + 1] - offsets_[f])) !=
+            sums_[f])
+            throw std::runtime_error(file_.string() + ", a scratch file of the build's: frame " + std::to_string(f) +
+                                     " differs from what was written");
+    return out;
+}
+
+std::vector<std::uint64_t> SpilledFrames::frame_bytes() const {
+    std::vector<std::uint64_t> sizes;
+    for (std::size_t f = 0; f < frames(); ++f) sizes.push_back(offsets_[f + 1] - offsets_[f]);
+    return sizes;
 }
 
 }  // namespace dtb

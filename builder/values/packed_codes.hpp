@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -39,17 +40,49 @@ struct PackedRange {
     std::uint64_t held_bytes() const noexcept { return bytes.size() + 8 * frame_bytes.size(); }
 };
 
+// Frames (PackedRange) appended to a scratch file and read back a few at a
+// time, each checked against the checksum it had when written: what a
+// material solved a level at a time holds on disk instead of in memory
+// (builder/solver/level_values.hpp). Appended from one thread, read from
+// any number at once. The file is created empty and removed with this.
+// Throws std::runtime_error naming the file if it cannot be written or
+// read, or a frame read back differs.
+class SpilledFrames {
+public:
+    explicit SpilledFrames(std::filesystem::path file);
+    SpilledFrames(const SpilledFrames&) = delete;
+    SpilledFrames& operator=(const SpilledFrames&) = delete;
+    ~SpilledFrames();
+
+    // Appends `frames`; returns the number of its first frame here.
+    std::size_t append(const PackedRange& frames);
+    // Frames [first, first + count).
+    PackedRange read(std::size_t first, std::size_t count) const;
+
+    std::size_t frames() const noexcept { return sums_.size(); }
+    const std::vector<std::uint64_t>& checksums() const noexcept { return sums_; }
+    std::vector<std::uint64_t> frame_bytes() const;
+    const std::filesystem::path& file() const noexcept { return file_; }
+
+private:
+    std::filesystem::path file_;
+    int fd_ = -1;
+    std::vector<std::uint64_t> offsets_{0};  // of each frame in the file, and the end
+    std::vector<std::uint64_t> sums_;
+};
+
 // A whole table as the frames of pack_range(values, 0, positions) (capture
-// marks kept), with its counts: how one process hands on a material it
-// solved a level at a time (builder/solver/level_values.hpp), never holding
-// it whole.
+// marks kept), spilled to a scratch file, with its counts: how one process
+// hands on a material it solved a level at a time
+// (builder/solver/level_values.hpp), never holding it whole, nor even
+// packed in memory.
 struct PackedTable {
     Material material;
     std::uint64_t positions_per_side = 0;
     std::uint64_t positions = 0;  // both sides
     std::uint32_t max_code = 0;
     ValueCounts counts;
-    PackedRange frames;
+    std::shared_ptr<const SpilledFrames> frames;
 };
 
 // The frames of a range of `count` positions.

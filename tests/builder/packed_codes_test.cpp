@@ -3,8 +3,8 @@
 // capture marks or without; packed forms on disk
 // (builder/driver/packed_forms.hpp) read back the same, and refused when
 // damaged or written from another table.
-// A table handed on packed gives the writer, the store and the packed form
-// what its values give.
+// A table handed on packed, its frames spilled to disk, gives the writer and
+// the packed form what its values give.
 // Ranges packed for the wire (pack_range()) come back code for code and mark
 // for mark into values that start elsewhere, and frames of another number,
 // size or content are refused with the sender's name.
@@ -137,15 +137,23 @@ TEST(PackedForms, ATableReadsBackWhatWasWritten) {
 }
 
 // A table handed on packed (PackedTable: a material solved a level at a
-// time): the writer reads from it the codes it reads from the values, a
-// frame unpacked for the blocks of several threads at once and calls that
-// cross frames; its packed form on disk is byte for byte the one the values
-// give; kept, it is found unpacked with its values, and not kept where it
-// does not fit.
-TEST(PackedTable, GivesTheWriterTheStoreAndThePackedFormTheValues) {
+// time), its frames spilled to a scratch file (SpilledFrames): the writer
+// reads from it the codes it reads from the values, a frame read back and
+// unpacked for the blocks of several threads at once and calls that cross
+// frames; its packed form on disk is byte for byte the one the values give.
+// A frame changed on disk is refused naming the file; the file goes with
+// the frames.
+TEST(PackedTable, GivesTheWriterAndThePackedFormTheValues) {
     const SolvedValues values = some_values();
     const std::uint64_t n = values.codes.size();
-    PackedTable table{values.material, values.positions_per_side, n, values.max_code, {}, pack_range(values, 0, n)};
+    const test::TemporaryDirectory scratch("packed-table-scratch");
+    auto frames = std::make_shared<SpilledFrames>(scratch.path() / "table.zst");
+    const PackedRange packed_values = pack_range(values, 0, n);
+    const PackedRange head = pack_range(values, 0, std::uint64_t{1} << 20);  // appended in two goes
+    EXPECT_EQ(frames->append(head), 0u);
+    EXPECT_EQ(frames->append(pack_range(values, std::uint64_t{1} << 20, n - (std::uint64_t{1} << 20))), 1u);
+    EXPECT_EQ(frames->frame_bytes(), packed_values.frame_bytes);
+    const PackedTable table{values.material, values.positions_per_side, n, values.max_code, {}, frames};
     const ValueSource expected = value_source(values), packed = value_source(table, 10);
     constexpr std::uint64_t block = 1024;
     std::vector<char> differ((n + block - 1) / block, 0);
@@ -173,16 +181,34 @@ TEST(PackedTable, GivesTheWriterTheStoreAndThePackedFormTheValues) {
     EXPECT_TRUE(bytes(packed_file(from_values.path(), values.material, TableKind::dtw)) ==
                 bytes(packed_file(from_table.path(), values.material, TableKind::dtw)));
 
-    KeptTables small(table.frames.held_bytes() - 1);
-    small.keep(table);
-    EXPECT_FALSE(small.find(values.material));
-    KeptTables kept(table.frames.held_bytes() + values.bytes());
-    kept.keep(std::move(table));
-    const auto found = kept.find(values.material);
-    ASSERT_TRUE(found);
-    EXPECT_EQ(found->codes, values.codes);
-    EXPECT_EQ(found->capture, values.capture);
-    EXPECT_EQ(found->max_code, values.max_code);
+    {
+        std::fstream f(frames->file(), std::ios::in | std::ios::out | std::ios::binary);
+        f.seekp(static_cast<std::streamoff>(head.bytes.size() + 10));  // a byte of frame 1
+        f.put('\x5a');
+    }
+    EXPECT_NO_THROW(frames->read(0, 1));
+    try {
+        frames->read(1, 1);
+        ADD_FAILURE() << "a frame changed on disk was read back";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find(frames->file().string()), std::string::npos) << e.what();
+    }
+    const std::filesystem::path file = frames->file();
+    frames.reset();
+    EXPECT_TRUE(std::filesystem::exists(file));  // the table still holds them
+}
+
+// Spilled frames go with their keeper.
+TEST(PackedTable, SpilledFramesGoWithTheirKeeper) {
+    const test::TemporaryDirectory scratch("spilled-frames");
+    const std::filesystem::path file = scratch.path() / "levels.zst";
+    {
+        SpilledFrames frames(file);
+        frames.append(pack_range(some_values(), 0, 4096));
+        EXPECT_TRUE(std::filesystem::exists(file));
+    }
+    EXPECT_FALSE(std::filesystem::exists(file));
+    EXPECT_THROW(SpilledFrames(scratch.path() / "no-such-folder" / "levels.zst"), std::runtime_error);
 }
 
 // Byte arrays (a .rul's rule values) read back as written; keep_packed()
