@@ -62,7 +62,8 @@ void write_frames_file(const std::filesystem::path& file, const std::string& lab
 
 void write_frames_file(const std::filesystem::path& file, const std::string& label,
                        const std::vector<std::uint64_t>& words, const std::vector<std::uint64_t>& frame_bytes,
-                       const std::vector<std::uint64_t>& checksums, const std::function<void(const FrameWriter&)>& copy) {
+                       const std::vector<std::uint64_t>& checksums,
+                       const std::function<void(const FrameWriter&)>& copy) {
     // The header: magic, the label's length and bytes, the number of words
     // and the words, the number of frames and each one's size and checksum,
     // all words of 8 bytes, little-endian.

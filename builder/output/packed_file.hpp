@@ -33,7 +33,8 @@ void write_frames_file(const std::filesystem::path& file, const std::string& lab
 using FrameWriter = std::function<void(std::span<const std::byte>)>;
 void write_frames_file(const std::filesystem::path& file, const std::string& label,
                        const std::vector<std::uint64_t>& words, const std::vector<std::uint64_t>& frame_bytes,
-                       const std::vector<std::uint64_t>& checksums, const std::function<void(const FrameWriter&)>& copy);
+                       const std::vector<std::uint64_t>& checksums,
+                       const std::function<void(const FrameWriter&)>& copy);
 
 struct FramesFile {
     std::vector<std::uint64_t> words;

@@ -168,7 +168,8 @@ public:
                 if (band_first(b) >= end || band_first(b + 1) <= w) continue;
                 in.push_back(b);
                 for (Part& p : bands_[b])
-                    if (p.range.frame_bytes.empty()) p.range = spilled_->read(p.first_frame, packed_frames(p.positions));
+                    if (p.range.frame_bytes.empty())
+                        p.range = spilled_->read(p.first_frame, packed_frames(p.positions));
             }
             tbb::parallel_for(std::size_t{0}, in.size(), [&](std::size_t i) { put_together(in[i], part); });
             for (const std::size_t b : in)
