@@ -4,6 +4,7 @@
 // included, resumes when started again.
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -107,6 +108,10 @@ void run_build(const BuildCommandOptions& c) {
     o.threads = c.threads;
     o.memory_bytes = c.memory.empty() ? 0 : parse_memory(c.memory);
     o.refuse_little_memory = true;
+    // Test hook: every material of at least this many positions solved a
+    // level at a time (tests/cli/build_cli.cmake: 0, all of them).
+    if (const char* from = std::getenv("DTB_TEST_LEVELS_FROM_POSITIONS"))
+        o.solver.levels_from_positions = std::strtoull(from, nullptr, 10);
     o.wld_compression_level = c.wld_compression;
     o.dtw_compression_level = c.dtw_compression;
     o.output = c.output == "terminal" ? BuildOptions::Output::terminal

@@ -195,7 +195,8 @@ private:
                 const work_profile::Scope profile(m.name(), p.positions, std::move(waits_for));
                 entry = executor_.solve_plain(m, {a.pack, false,
                                                   {[&](int level, int levels) { progress_.level(m, level, levels); },
-                                                   [&](std::uint64_t n) { progress_.positions(n); }},
+                                                   [&](std::uint64_t n) { progress_.positions(n); },
+                                                   [&](const std::string& line) { progress_.note(line); }},
                                                   [&] {
                                                       release();
                                                       work_profile::Scope::set_level(-1);

@@ -46,7 +46,6 @@ BuildPlan::BuildPlan(const BuildOptions& o, int board_size, const RuleTerms& rul
     try {
         for (const auto& entry : std::filesystem::directory_iterator(variant_dir_))
             if (entry.path().extension() == ".tmp") std::filesystem::remove(entry.path());  // a killed build's
-        std::filesystem::remove_all(levels_directory(variant_dir_));  // a killed build's levels: solved again
         manifest_ = Manifest::load(variant_dir_ / Manifest::file_name, o.variant);
 
         // Whether m's file of `kind` holds the table the manifest lists
@@ -103,6 +102,13 @@ BuildPlan::BuildPlan(const BuildOptions& o, int board_size, const RuleTerms& rul
         };
         for (PlannedMaterial& p : materials_)
             if (p.build) p.waits_for = waits(p, [](const PlannedMaterial& q) { return q.build; });
+        // A killed build's checkpoints: kept for the materials this run
+        // builds (they resume from them), the others' removed.
+        std::set<std::string> resumable;
+        for (const PlannedMaterial& p : materials_)
+            if (p.build) resumable.insert(p.material.name());
+        for (const auto& entry : std::filesystem::directory_iterator(levels_directory(variant_dir_), error))
+            if (!resumable.contains(entry.path().filename().string())) std::filesystem::remove_all(entry.path());
         if (o.rules) {
             if (!rules) throw std::logic_error("a build with --rules needs the draw rules' terms");
             for (PlannedMaterial& p : materials_) {

@@ -23,9 +23,13 @@
 #pragma once
 
 #include <algorithm>
+#include <csignal>
+#include <cstdlib>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -35,11 +39,13 @@
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_sort.h>
 
+#include "builder/output/packed_file.hpp"
 #include "builder/solver/pair_space.hpp"
 #include "builder/values/packed_codes.hpp"
 #include "builder/values/solved_values.hpp"
 #include "builder/values/value_counts.hpp"
 #include "probe/potential.hpp"
+#include "probe/table_format.hpp"
 
 namespace dtb {
 
@@ -73,17 +79,44 @@ public:
         if (error)
             throw std::runtime_error("cannot create " + folder_.string() + ", a scratch folder of the build's: " +
                                      error.message());
+    }
+
+    // Where a killed solve of this material left off: the first level to
+    // solve (0 if none), the levels before it and the largest code so far
+    // (`max_code`) restored from the folder's checkpoint (checkpoint()). A
+    // checkpoint that is damaged, or of another material or other options,
+    // is not trusted: the material is solved from its first level, and
+    // `distrusted` told why. By levels only.
+    int resume(std::uint32_t& max_code, const std::function<void(const std::string&)>& distrusted) {
+        if (!by_levels_) return 0;
+        const std::filesystem::path file = folder_ / "checkpoint.zst";
+        if (std::filesystem::exists(file)) {
+            try {
+                resumed_at_ = restore(file, max_code);
+                return resumed_at_;
+            } catch (const std::exception& e) {
+                if (distrusted) distrusted(e.what());
+                bands_.assign(bands_.size(), {});
+                current_ = {};
+                std::error_code ignored;
+                std::filesystem::remove(file, ignored);
+            }
+        }
         spilled_ = std::make_unique<SpilledFrames>(folder_ / "levels.zst");
+        return 0;
     }
 
     // Level l of levels().levels() is solved next, after l - 1: its codes
-    // made, l - 1's kept to be read, and l - 2's cut into bands and packed.
-    void start(int l) {
+    // made, l - 1's kept to be read, and l - 2's cut into bands, packed and
+    // spilled; by levels, a checkpoint of all that is written first
+    // (`max_code`: the largest code so far).
+    void start(int l, std::uint32_t max_code) {
         if (!by_levels_) {
             if (l == 0) current_ = SolvedValues(space_.material(), space_.side(0).size());
             return;
         }
         if (above_.codes.size() > 0) pack(std::move(above_), above_level_);
+        if (l > 0 && l != resumed_at_) checkpoint(l, max_code);
         above_ = std::move(current_);
         above_level_ = current_level_;
         current_level_ = levels_.levels()[l];
@@ -264,6 +297,86 @@ private:
                 {level.potential, (starts[j + 1] - starts[j]) * K, spilled_->append(packed[j]), {}});
     }
 
+    // The checkpoint before level l, whose level above (l - 1) is current_
+    // and the levels before that spilled: a frames file of the folder's
+    // (packed_file.hpp), written whole or not at all, whose words give l,
+    // the largest code so far, the band size, the table's positions, each
+    // spilled frame's size and checksum and each band's parts (band,
+    // potential, positions, first frame) and the checksum of those words,
+    // and whose frames are level l - 1's codes packed. Test hook: DTB_TEST_KILL_AT_LEVEL=MATERIAL:L kills the
+    // process once the checkpoint before level L (counted from 0) is written.
+    void checkpoint(int l, std::uint32_t max_code) const {
+        std::vector<std::uint64_t> words{static_cast<std::uint64_t>(l), max_code, per_band_,
+                                         sides_ * space_.side(0).size()};
+        const std::vector<std::uint64_t> sizes = spilled_->frame_bytes();
+        words.push_back(sizes.size());
+        for (std::size_t f = 0; f < sizes.size(); ++f) {
+            words.push_back(sizes[f]);
+            words.push_back(spilled_->checksums()[f]);
+        }
+        std::uint64_t parts = 0;
+        for (const auto& band : bands_) parts += band.size();
+        words.push_back(parts);
+        for (std::size_t b = 0; b < bands_.size(); ++b)
+            for (const Part& p : bands_[b])
+                words.insert(words.end(), {b, static_cast<std::uint64_t>(p.potential), p.positions, p.first_frame});
+        words.push_back(words_checksum(words));
+        write_frames_file(folder_ / "checkpoint.zst", checkpoint_label(), words,
+                          pack_range(current_, 0, current_.codes.size()));
+        const std::string kill = space_.material().name() + ":" + std::to_string(l);
+        if (const char* at = std::getenv("DTB_TEST_KILL_AT_LEVEL"); at && kill == at) std::raise(SIGKILL);
+    }
+
+    // What checkpoint() wrote, back: the level it was written before.
+    // Throws std::runtime_error naming the file and what is wrong.
+    int restore(const std::filesystem::path& file, std::uint32_t& max_code) {
+        const FramesFile read = read_frames_file(file, checkpoint_label());
+        const auto wrong = [&](const std::string& what) {
+            return std::runtime_error(file.string() + ": " + what + " (a checkpoint of the build's)");
+        };
+        std::vector<std::uint64_t> words = read.words;
+        if (words.empty() || words.back() != words_checksum(std::span(words).first(words.size() - 1)))
+            throw wrong("its words differ from what was written");
+        words.pop_back();
+        std::size_t at = 0;
+        const auto next = [&] {
+            if (at >= words.size()) throw wrong("cut short");
+            return words[at++];
+        };
+        const std::uint64_t l = next(), code = next();
+        if (next() != per_band_ || next() != sides_ * space_.side(0).size())
+            throw wrong("written with other options");
+        if (l == 0 || l >= levels_.levels().size()) throw wrong("of a level the material does not have");
+        std::vector<std::uint64_t> sizes(next()), sums(sizes.size());
+        for (std::size_t f = 0; f < sizes.size(); ++f) {
+            sizes[f] = next();
+            sums[f] = next();
+        }
+        std::vector<std::vector<Part>> bands(bands_.size());
+        for (std::uint64_t parts = next(); parts > 0; --parts) {
+            const std::uint64_t b = next(), potential = next(), positions = next(), first = next();
+            if (b >= bands.size() || first > sizes.size() || packed_frames(positions) > sizes.size() - first)
+                throw wrong("listing parts that are not there");
+            bands[b].push_back({static_cast<int>(potential), positions, static_cast<std::size_t>(first), {}});
+        }
+        if (at != words.size()) throw wrong("longer than its parts");
+        const Level& above = levels_.levels()[l - 1];
+        SolvedValues codes(space_.material(), space_.side(0).size(), 0, level_positions(above));
+        unpack_range(read.frames.bytes, read.frames.frame_bytes, codes, 0, codes.codes.size(), file.string());
+        spilled_ = std::make_unique<SpilledFrames>(folder_ / "levels.zst", sizes, sums);
+        bands_ = std::move(bands);
+        current_ = std::move(codes);
+        current_level_ = above;
+        max_code = static_cast<std::uint32_t>(code);
+        return static_cast<int>(l);
+    }
+
+    std::string checkpoint_label() const { return space_.material().name() + " levels checkpoint"; }
+    // The checksum of a checkpoint's words (the frames file checks only its frames).
+    static std::uint64_t words_checksum(std::span<const std::uint64_t> words) noexcept {
+        return checksum(std::as_bytes(words));
+    }
+
     // Band b of the table put together into `values`, where they hold it:
     // its configurations in order, each from the next positions of its
     // level's part, or from its place in one of the two levels still held as
@@ -327,6 +440,7 @@ private:
     std::vector<std::vector<Part>> bands_;  // each band's parts, a level each
     std::filesystem::path folder_;
     std::unique_ptr<SpilledFrames> spilled_;  // the levels left behind, packed
+    int resumed_at_ = -1;                     // the level resume() restored the solve before
 };
 
 }  // namespace dtb

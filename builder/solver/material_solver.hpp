@@ -143,11 +143,21 @@ public:
         const PotentialLevels<N> levels(material);
         const int level_count = static_cast<int>(levels.levels().size());
         std::optional<LevelValues<V>> alone;
-        if (!team_)
+        int first = 0;
+        if (!team_) {
             alone.emplace(space_, levels, table_positions<N>(material) >= options_.levels_from_positions,
                           options_.level_band_positions, options_.level_folder);
-        for (int l = 0; l < level_count; ++l) {
-            if (alone) alone->start(l);
+            std::uint32_t code = 0;
+            first = alone->resume(code, [&](const std::string& why) {
+                if (progress_.note) progress_.note(why + "; solving " + material.name() + " from its first level");
+            });
+            max_code_.note(code);
+            if (first > 0 && progress_.note)
+                progress_.note(material.name() + " resumed from its checkpoint at level " + std::to_string(first + 1) +
+                               " of " + std::to_string(level_count));
+        }
+        for (int l = first; l < level_count; ++l) {
+            if (alone) alone->start(l, max_code_.value());
             return_free_memory();  // what the level before freed
             work_profile::Scope::set_level(l);
             if (progress_.level_started) progress_.level_started(l, level_count);

@@ -1,17 +1,20 @@
 // What solving a material reports while it works, from several threads: the
-// level started and the positions done (for the progress display), and the
+// level started and the positions done (for the progress display), a line
+// for the user where it resumed, and the
 // largest code of a position without a capture (for the table header).
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <string>
 
 namespace dtb {
 
 struct SolveProgress {
     std::function<void(int level, int levels)> level_started;
     std::function<void(std::uint64_t positions)> positions_done;
+    std::function<void(const std::string& line)> note;  // for the user: a solve resumed, a checkpoint not trusted
 };
 
 // The largest of the codes noted, from any thread.

@@ -1,6 +1,7 @@
 #include "builder/values/packed_codes.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -136,6 +137,28 @@ SpilledFrames::SpilledFrames(std::filesystem::path file) : file_(std::move(file)
     if (fd_ < 0)
         throw std::runtime_error("cannot create " + file_.string() + ", a scratch file of the build's: " +
                                  std::strerror(errno) + "; free disk space or make the tables' folder writable");
+}
+
+SpilledFrames::SpilledFrames(std::filesystem::path file, const std::vector<std::uint64_t>& frame_bytes,
+                             const std::vector<std::uint64_t>& checksums)
+    : file_(std::move(file)), sums_(checksums) {
+    if (frame_bytes.size() != checksums.size()) throw std::logic_error("frames and checksums of other numbers");
+    for (const std::uint64_t size : frame_bytes) offsets_.push_back(offsets_.back() + size);
+    fd_ = ::open(file_.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd_ < 0) throw std::runtime_error("cannot open " + file_.string() + ": " + std::strerror(errno));
+    struct stat status {};
+    if (::fstat(fd_, &status) != 0 || static_cast<std::uint64_t>(status.st_size) < offsets_.back() ||
+        ::ftruncate(fd_, static_cast<off_t>(offsets_.back())) != 0) {
+        ::close(fd_);
+        throw std::runtime_error(file_.string() + ": shorter than its checkpoint says, or cannot be cut back to it");
+    }
+    constexpr std::size_t at_once = 64;
+    try {
+        for (std::size_t f = 0; f < frames(); f += at_once) read(f, std::min(at_once, frames() - f));
+    } catch (...) {
+        ::close(fd_);
+        throw;
+    }
 }
 
 SpilledFrames::~SpilledFrames() {

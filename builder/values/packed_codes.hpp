@@ -50,6 +50,11 @@ struct PackedRange {
 class SpilledFrames {
 public:
     explicit SpilledFrames(std::filesystem::path file);
+    // The frames a checkpoint lists (each one's size and checksum) from the
+    // file as a killed build left it: the file cut back to them (what was
+    // appended after the checkpoint goes) and every frame read and checked.
+    SpilledFrames(std::filesystem::path file, const std::vector<std::uint64_t>& frame_bytes,
+                  const std::vector<std::uint64_t>& checksums);
     SpilledFrames(const SpilledFrames&) = delete;
     SpilledFrames& operator=(const SpilledFrames&) = delete;
     ~SpilledFrames();
