@@ -217,7 +217,6 @@ public:
     }
 
 private:
-
     // A level's part of a band: its configurations in the band, in the
     // table's order, packed, spilled to the folder (its first frame there)
     // and read back by finish().
@@ -303,8 +302,9 @@ private:
     // the largest code so far, the band size, the table's positions, each
     // spilled frame's size and checksum and each band's parts (band,
     // potential, positions, first frame) and the checksum of those words,
-    // and whose frames are level l - 1's codes packed. Test hook: DTB_TEST_KILL_AT_LEVEL=MATERIAL:L kills the
-    // process once the checkpoint before level L (counted from 0) is written.
+    // and whose frames are level l - 1's codes packed. Test hook:
+    // DTB_TEST_KILL_AT_LEVEL=MATERIAL:L kills the process once the
+    // checkpoint before level L (counted from 0) is written.
     void checkpoint(int l, std::uint32_t max_code) const {
         std::vector<std::uint64_t> words{static_cast<std::uint64_t>(l), max_code, per_band_,
                                          sides_ * space_.side(0).size()};

@@ -173,7 +173,8 @@ std::size_t SpilledFrames::append(const PackedRange& frames) {
     for (const std::uint64_t size : frames.frame_bytes) {
         const std::span<const std::byte> frame = std::span(frames.bytes).subspan(at, size);
         for (std::uint64_t done = 0; done < size;) {
-            const ssize_t n = ::pwrite(fd_, frame.data() + done, size - done, static_cast<off_t>(offsets_.back() + done));
+            const ssize_t n =
+                ::pwrite(fd_, frame.data() + done, size - done, static_cast<off_t>(offsets_.back() + done));
             if (n <= 0)
                 throw std::runtime_error("cannot write " + file_.string() + ", a scratch file of the build's: " +
                                          std::strerror(n < 0 ? errno : ENOSPC) + "; free disk space");
