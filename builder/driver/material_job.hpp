@@ -83,20 +83,23 @@ ManifestEntry counted(const Material& m, std::uint64_t positions, const ValueCou
 // The files' sizes and checksums, into the manifest's entry.
 void record_files(ManifestEntry& entry, const WrittenTables& written);
 
-// Writes the tables of a material solved by one process (SolvedMaterial).
-inline ManifestEntry write_solved(const BuildOptions& o, int board_size, const std::filesystem::path& variant_dir,
-                                  const SolvedValues& values) {
-    const TableSpec spec = table_spec(o, board_size, values.material, values.positions_per_side, values.max_code);
-    ManifestEntry entry = count_values(values);
-    record_files(entry, write_tables(variant_dir, spec, value_source(values)));
+// Writes the tables of a material solved by one process (SolvedMaterial):
+// m's, counted as `entry` says, their codes from `source`.
+inline ManifestEntry write_counted(const BuildOptions& o, int board_size, const std::filesystem::path& variant_dir,
+                                   const Material& m, std::uint64_t per_side, std::uint32_t max_code,
+                                   ManifestEntry entry, const ValueSource& source) {
+    record_files(entry, write_tables(variant_dir, table_spec(o, board_size, m, per_side, max_code), source));
     return entry;
 }
 inline ManifestEntry write_solved(const BuildOptions& o, int board_size, const std::filesystem::path& variant_dir,
+                                  const SolvedValues& values) {
+    return write_counted(o, board_size, variant_dir, values.material, values.positions_per_side, values.max_code,
+                         count_values(values), value_source(values));
+}
+inline ManifestEntry write_solved(const BuildOptions& o, int board_size, const std::filesystem::path& variant_dir,
                                   const PackedTable& table) {
-    const TableSpec spec = table_spec(o, board_size, table.material, table.positions_per_side, table.max_code);
-    ManifestEntry entry = counted(table.material, table.positions, table.counts);
-    record_files(entry, write_tables(variant_dir, spec, value_source(table, o.block_shift)));
-    return entry;
+    return write_counted(o, board_size, variant_dir, table.material, table.positions_per_side, table.max_code,
+                         counted(table.material, table.positions, table.counts), value_source(table, o.block_shift));
 }
 
 // The tables a material solved by one process or rank leads to: those
