@@ -44,7 +44,7 @@ bool by_levels(const WorkingSet& w) { return w.options.levels_from_positions == 
 // A working set as people read it: MiB (or bytes below one), and how it is held.
 std::string working_text(const WorkingSet& w) {
     const std::string size = w.bytes < (1 << 20) ? fmt::format("{} bytes", w.bytes)
-                                                 : fmt::format("{:.1f} MiB", static_cast<double>(w.bytes) / (1 << 20));
+                                                 : fmt::format("{:.1f} MiB", mib_rounded_up(w.bytes));
     return size + (by_levels(w) ? " (a level at a time)" : " (whole)");
 }
 
@@ -103,7 +103,7 @@ void info_in(const InfoOptions& o) {
     for (const auto& info : infos) {
         fmt::print("{:<14} {:>20} {:>16} {:>7} {:>14.1f}{:>2}  {}\n", info.material.name(), info.positions_per_side,
                    info.men_configurations, info.potential_levels,
-                   static_cast<double>(info.working.bytes) / (1 << 20), by_levels(info.working) ? " L" : "",
+                   mib_rounded_up(info.working.bytes), by_levels(info.working) ? " L" : "",
                    successor_list(info));
         total += info.positions_per_side;
         men += info.men_configurations;

@@ -19,6 +19,7 @@
 #include <optional>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 
 #include <fmt/core.h>
 #include <tbb/global_control.h>
@@ -118,8 +119,10 @@ public:
         arena_.enqueue(group_->defer([this, a = std::move(a), bytes] { run(a, bytes); }));
     }
 
-    // A job's working set is let go when its done message is taken, as the
-    // scheduler then lets go of it.
+    // A job's working set is let go by the store once it is solved (its
+    // values are then counted as the executor writes and keeps them), and by
+    // this count when its done message is taken, as the scheduler then lets
+    // go of it.
     std::optional<std::pair<int, Done>> done() override {
         std::unique_lock lock(mutex_);
         if (!finished_.wait_for(lock, std::chrono::seconds(1), [&] { return !done_.empty(); })) return std::nullopt;
@@ -128,7 +131,7 @@ public:
         lock.unlock();
         --running_;
         working_ -= f.bytes;
-        kept().free(f.bytes);
+        kept().free(f.held);
         if (f.error) std::rethrow_exception(f.error);
         return std::pair{0, std::move(f.done)};
     }
@@ -166,7 +169,8 @@ public:
 private:
     struct Finished {
         Done done;
-        std::uint64_t bytes;
+        std::uint64_t bytes;  // its working set, as the scheduler counts it until it is done
+        std::uint64_t held;   // what of it the store still counts: let go once solved (Executor::Job::solved)
         std::exception_ptr error;
     };
 
@@ -178,17 +182,22 @@ private:
     // coordinator has its entry in the manifest).
     void run(const Assignment& a, std::uint64_t bytes) {
         if (stopping_) return;
-        Finished f{{a.unit, std::nullopt}, bytes, nullptr};
+        Finished f{{a.unit, std::nullopt}, bytes, bytes, nullptr};
         try {
             const Material& m = a.material;
             const PlannedMaterial& p = plan_.at(m);
             const auto release = [&] {
                 for (const Material& s : p.successors) kept().used(s, kind_of(a.rules));
             };
+            // Once solved: the executor holds what the solved values take, this the rest no longer.
+            const auto solved = [&](std::uint64_t values_bytes) {
+                release();
+                kept().free(std::exchange(f.held, 0) - values_bytes);
+            };
             ManifestEntry entry;
             if (a.rules) {
                 entry.material = m;
-                entry.rules = executor_.solve_rules(p, {a.pack, false, {}, release});
+                entry.rules = executor_.solve_rules(p, {a.pack, false, {}, solved});
             } else {
                 std::vector<std::string> waits_for;
                 for (const Material& w : p.waits_for) waits_for.push_back(w.name());
@@ -197,8 +206,8 @@ private:
                                                   {[&](int level, int levels) { progress_.level(m, level, levels); },
                                                    [&](std::uint64_t n) { progress_.positions(n); },
                                                    [&](const std::string& line) { progress_.note(line); }},
-                                                  [&] {
-                                                      release();
+                                                  [&](std::uint64_t values_bytes) {
+                                                      solved(values_bytes);
                                                       work_profile::Scope::set_level(-1);
                                                   }});
             }
@@ -246,12 +255,12 @@ void refuse_little_memory(const BuildOptions& o, const BuildPlan& plan) {
         }
     }
     if (!most || o.memory_bytes >= least.bytes) return;
-    const auto mib = [](std::uint64_t bytes) { return static_cast<double>(bytes) / (1 << 20); };
+    const double given = std::floor(static_cast<double>(o.memory_bytes) / (1 << 20) * 10) / 10;
     const std::string name = most->material.name();
     throw OptionRefused(fmt::format(
         "--memory of {:.1f} MiB is less than the {:.1f} MiB that solving {} takes at the least ({}; dtb info "
         "--variant {} --material {} gives it): give --memory {:.3f} or more",
-        mib(o.memory_bytes), mib(least.bytes), name,
+        given, mib_rounded_up(least.bytes), name,
         least.options.levels_from_positions == 0 ? "two levels of it at a time" : "its values whole", o.variant,
         name, std::ceil(static_cast<double>(least.bytes) / (1 << 30) * 1000) / 1000));
 }

@@ -7,6 +7,7 @@
 // jobs read is written packed beside the tables and kept.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -55,7 +56,11 @@ public:
         bool pack = false;  // some later job reads its values: written packed beside the tables, and kept
         bool hold = false;  // its working set held in the store while it solves (else its caller holds it)
         SolveProgress progress;
-        std::function<void()> solved;  // once solved and the values it read let go, before its files are written
+        // Once solved and the values it read let go, before its files are
+        // written, given the bytes the solved values take: from then on the
+        // executor holds those in the store until they are kept or let go,
+        // and a caller that holds the working set lets go of the rest.
+        std::function<void(std::uint64_t)> solved;
     };
 
     // Material m solved alone, reading the tables it leads to from the store
@@ -68,16 +73,18 @@ public:
         SolverOptions options = w.options;
         options.level_folder = levels_directory(variant_dir()) / m.name();  // used only by levels
         SolvedMaterial solved;
+        std::optional<KeptTables::Held> held;  // the working set, then what the solved values take
         {
-            std::optional<KeptTables::Held> working;
-            if (job.hold) working.emplace(kept(), w.bytes, &reads);
+            if (job.hold) held.emplace(kept(), w.bytes, &reads);
             const SuccessorTables<V> tables(leads_to, o_.dir,
                                             [&](const Material& s) { return store_.whole(s, reads, elsewhere); });
             solved = solve_material<V>(m, tables.get(), job.progress, w.pairs_at_once, options);
         }  // the tables it read let go before they are released
-        if (job.solved) job.solved();
         // Held whole, or packed on disk (solved a level at a time): written and packed the same way.
-        const ManifestEntry entry = std::visit([&](auto& values) { return write_and_keep(m, job, values); }, solved);
+        const auto* whole = std::get_if<SolvedValues>(&solved);
+        solved_values_held(held, whole ? whole->bytes() : 0, w.bytes, job);
+        const ManifestEntry entry =
+            std::visit([&](auto& values) { return write_and_keep(m, job, values, held); }, solved);
         solved = {};
         remove_levels(variant_dir(), m);
         return entry;
@@ -90,18 +97,18 @@ public:
         std::vector<std::shared_ptr<const RuleValues>> held;
         for (const Material& s : p.successors)
             if (auto values = store_.rules(s, reads)) held.push_back(std::move(values));
-        SolvedRules solved = [&] {
-            std::optional<KeptTables::Held> working;
-            if (job.hold) working.emplace(kept(), rule_working_bytes<V>(p.material, p.positions), &reads);
-            return solve_rule_job<V>(o_, variant_dir(), p, held);
-        }();
+        const std::uint64_t working_bytes = rule_working_bytes<V>(p.material, p.positions);
+        std::optional<KeptTables::Held> working;  // the working set, then what the solved values take
+        if (job.hold) working.emplace(kept(), working_bytes, &reads);
+        SolvedRules solved = solve_rule_job<V>(o_, variant_dir(), p, held);
         held.clear();
-        if (job.solved) job.solved();
+        solved_values_held(working, solved.values->bytes(), working_bytes, job);
         if (job.pack) {
             store_.write_packed(p.material.name() + ".rul", [&] {
                 write_packed_rules(variant_dir(), *solved.values, solved.entry.checksum);
                 return std::filesystem::file_size(packed_file(variant_dir(), p.material, TableKind::rul));
             });
+            working.reset();  // counted by the store from here on
             kept().keep(std::move(solved.values));  // as they are if they fit, once kept tables are packed
         }
         return std::move(solved.entry);
@@ -110,10 +117,26 @@ public:
 private:
     const std::filesystem::path& variant_dir() const noexcept { return store_.variant_dir(); }
 
+    // A job of `working` bytes solved: what its solved values take (`values`,
+    // counted within the working set) held in `held`, which holds the
+    // working set if the executor held that, else adopts them from the
+    // caller's, which lets go of the rest (Job::solved).
+    void solved_values_held(std::optional<KeptTables::Held>& held, std::uint64_t values, std::uint64_t working,
+                            const Job& job) {
+        const std::uint64_t bytes = std::min(values, working);
+        if (held)
+            held->shrink_to(bytes);
+        else
+            held.emplace(kept(), bytes, KeptTables::Held::adopt);
+        if (job.solved) job.solved(bytes);
+    }
+
     // m's tables written from its values (SolvedValues or PackedTable), and,
-    // if a later job reads them, their packed form, and whole values kept.
+    // if a later job reads them, their packed form, and whole values kept
+    // (`held` holding them until then).
     template <class Values>
-    ManifestEntry write_and_keep(const Material& m, const Job& job, Values& values) {
+    ManifestEntry write_and_keep(const Material& m, const Job& job, Values& values,
+                                 std::optional<KeptTables::Held>& held) {
         ManifestEntry entry = write_solved(o_, N, variant_dir(), values);
         maybe_kill_after_write(m);
         if (!job.pack) return entry;
@@ -127,6 +150,7 @@ private:
         if constexpr (std::is_same_v<Values, SolvedValues>) {
             auto whole = std::make_shared<SolvedValues>(std::move(values));
             if (store_.codes_only()) whole->drop_capture_marks();  // kept only for lookups, which read the codes
+            held.reset();  // counted by the store from here on
             kept().keep(std::move(whole));
         }
         return entry;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -36,6 +37,12 @@ struct WorkingSet {
     std::uint64_t bytes = 0;
     SolverOptions options;  // those given, or with levels on for m
 };
+
+// `bytes` in MiB to one decimal, rounded up, as working sets are printed:
+// a --memory of the figure printed holds them.
+inline double mib_rounded_up(std::uint64_t bytes) {
+    return std::ceil(static_cast<double>(bytes) / (1 << 20) * 10) / 10;
+}
 template <class V>
 WorkingSet plain_working_set(const Material& m, std::uint64_t threads, std::uint64_t budget,
                              const SolverOptions& options) {

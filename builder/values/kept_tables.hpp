@@ -102,9 +102,20 @@ public:
     class Held {
     public:
         Held(KeptTables& tables, std::uint64_t bytes, const Reads* reader = nullptr);
+        // Bytes already held by another (which no longer counts them as its own).
+        static constexpr struct Adopt {
+        } adopt{};
+        Held(KeptTables& tables, std::uint64_t bytes, Adopt) : tables_(tables), bytes_(bytes) {}
         Held(const Held&) = delete;
         Held& operator=(const Held&) = delete;
         ~Held() { tables_.free(bytes_); }
+
+        // Holds only `bytes` of what it held from now on (no more than it held).
+        void shrink_to(std::uint64_t bytes) {
+            if (bytes >= bytes_) return;
+            tables_.free(bytes_ - bytes);
+            bytes_ = bytes;
+        }
 
     private:
         KeptTables& tables_;

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "builder/values/kept_tables.hpp"
 
@@ -162,6 +163,35 @@ TEST(KeptTables, WorkingSetsCountAgainstTheBudget) {
     }
     EXPECT_TRUE(kept.make_room(a->bytes()));
     EXPECT_GE(kept.counts().peak_bytes, a->bytes() / 2 + 1);
+}
+
+// Once solved, a job holds only what its values take (shrink_to), or adopts
+// that from the caller who held its working set, which lets go of the rest;
+// kept, the values are counted once: never beside the working set.
+TEST(KeptTables, SolvedValuesAreCountedOnce) {
+    const auto a = table("KMvK");
+    const std::uint64_t working = 3 * a->bytes();
+    KeptTables kept(4 * a->bytes());
+    {
+        std::optional<KeptTables::Held> held(std::in_place, kept, working);
+        held->shrink_to(a->bytes());
+        EXPECT_EQ(kept.bytes(), a->bytes());
+        held->shrink_to(working);  // never more than it held
+        EXPECT_EQ(kept.bytes(), a->bytes());
+        held.reset();
+        kept.keep(table("KMvK"));
+    }
+    EXPECT_EQ(kept.bytes(), a->bytes());
+    EXPECT_EQ(kept.counts().peak_bytes, working);
+    kept.hold(working);  // a caller holds a working set
+    {
+        const KeptTables::Held values(kept, a->bytes(), KeptTables::Held::adopt);
+        EXPECT_EQ(kept.bytes(), a->bytes() + working);
+        kept.free(working - a->bytes());  // the caller lets go of the rest
+        EXPECT_EQ(kept.bytes(), 2 * a->bytes());
+    }
+    EXPECT_EQ(kept.bytes(), a->bytes());
+    EXPECT_EQ(kept.counts().peak_bytes, working + a->bytes());
 }
 
 // A table no job reads any more is let go of, packed or not, and its room
