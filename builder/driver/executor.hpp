@@ -41,6 +41,11 @@ public:
     Executor(const BuildOptions& o, std::uint64_t budget, bool codes_only,
              std::function<void(const std::string&)> note = {})
         : o_(o), store_(o, budget, codes_only, std::move(note)) {}
+    Executor(const Executor&) = delete;
+    Executor& operator=(const Executor&) = delete;
+    // Its jobs are done: the folder of levels goes if they left it empty (a
+    // job that failed keeps its own there, to resume from).
+    ~Executor() { remove_empty_levels_directory(variant_dir()); }
 
     TableStore<V>& store() noexcept { return store_; }
     KeptTables& kept() noexcept { return store_.kept(); }

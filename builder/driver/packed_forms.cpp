@@ -64,6 +64,10 @@ std::filesystem::path levels_directory(const std::filesystem::path& variant_dir)
 void remove_levels(const std::filesystem::path& variant_dir, const Material& m) {
     std::error_code ignored;
     std::filesystem::remove_all(levels_directory(variant_dir) / m.name(), ignored);
+}
+
+void remove_empty_levels_directory(const std::filesystem::path& variant_dir) {
+    std::error_code ignored;
     std::filesystem::remove(levels_directory(variant_dir), ignored);  // only if empty
 }
 

@@ -40,9 +40,11 @@ std::filesystem::path packed_directory(const std::filesystem::path& variant_dir)
 // Where materials solved a level at a time spill their levels and tables
 // while they are solved (LevelValues), a folder each: DIR/VARIANT/.levels/M.
 std::filesystem::path levels_directory(const std::filesystem::path& variant_dir);
-// Removes m's folder there, and .levels once it is empty (what cannot be
-// removed costs only disk space).
+// Removes m's folder there (what cannot be removed costs only disk space).
 void remove_levels(const std::filesystem::path& variant_dir, const Material& m);
+// Removes .levels if it is empty: once no job of the build is in work, since
+// a job creating its folder there would find .levels gone under it.
+void remove_empty_levels_directory(const std::filesystem::path& variant_dir);
 // m's packed form of `kind` (dtw: its plain values, rul: its rule values).
 std::filesystem::path packed_file(const std::filesystem::path& variant_dir, const Material& m, TableKind kind);
 
