@@ -12,12 +12,14 @@ std::vector<std::byte> zstd_compress(std::span<const std::byte> raw, int level) 
         ~Context() { ZSTD_freeCCtx(cctx); }
     };
     thread_local Context context;
-    std::vector<std::byte> out(ZSTD_compressBound(raw.size()));
-    const std::size_t n = ZSTD_compressCCtx(context.cctx, out.data(), out.size(), raw.data(), raw.size(), level);
+    // Compressed into a buffer of the thread's, kept from call to call, and
+    // copied out at its size: no new zeroed buffer of the bound each call.
+    thread_local std::vector<std::byte> bound;
+    const std::size_t most = ZSTD_compressBound(raw.size());
+    if (bound.size() < most) bound.resize(most);
+    const std::size_t n = ZSTD_compressCCtx(context.cctx, bound.data(), most, raw.data(), raw.size(), level);
     if (ZSTD_isError(n)) throw std::runtime_error(std::string("zstd compression failed: ") + ZSTD_getErrorName(n));
-    out.resize(n);
-    out.shrink_to_fit();
-    return out;
+    return std::vector<std::byte>(bound.begin(), bound.begin() + static_cast<std::ptrdiff_t>(n));
 }
 
 std::string zstd_decompress(std::span<const std::byte> frame, std::span<std::byte> out) {

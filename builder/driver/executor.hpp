@@ -81,7 +81,7 @@ public:
         std::optional<KeptTables::Held> held;  // the working set, then what the solved values take
         {
             if (job.hold) held.emplace(kept(), w.bytes, &reads);
-            const SuccessorTables<V> tables(leads_to, o_.dir,
+            const SuccessorTables<V> tables(leads_to, o_.dir, kept(),
                                             [&](const Material& s) { return store_.whole(s, reads, elsewhere); });
             solved = solve_material<V>(m, tables.get(), job.progress, w.pairs_at_once, options);
         }  // the tables it read let go before they are released
@@ -105,7 +105,7 @@ public:
         const std::uint64_t working_bytes = rule_working_bytes<V>(p.material, p.positions);
         std::optional<KeptTables::Held> working;  // the working set, then what the solved values take
         if (job.hold) working.emplace(kept(), working_bytes, &reads);
-        SolvedRules solved = solve_rule_job<V>(o_, variant_dir(), p, held);
+        SolvedRules solved = solve_rule_job<V>(o_, variant_dir(), p, held, &kept());
         held.clear();
         solved_values_held(working, solved.values->bytes(), working_bytes, job);
         if (job.pack) {

@@ -109,14 +109,46 @@ inline ManifestEntry write_solved(const BuildOptions& o, int board_size, const s
                          counted(table.material, table.positions, table.counts), value_source(table, o.block_shift));
 }
 
+// The block cache of a prober that a job of a build opens to read tables
+// through their files, where they are not in memory: the probe library's
+// default (64 MiB), or a sixteenth of the budget where that is less (at
+// least 1 MiB), so that a small budget is not overrun by it.
+inline std::size_t job_cache_bytes(std::uint64_t budget) {
+    return static_cast<std::size_t>(
+        std::clamp<std::uint64_t>(budget / 16, std::uint64_t{1} << 20, default_cache_bytes));
+}
+
+// A prober of the tables in `dir` opened by a job of a build, its block
+// cache (job_cache_bytes() of the budget) held in `kept` while it is open,
+// as a job's working set is: the build's count sees what the cache may
+// take. Without `kept`, the default cache, not counted.
+template <class V>
+class JobProber {
+public:
+    JobProber(const std::filesystem::path& dir, KeptTables* kept)
+        : prober_(dir, kept ? job_cache_bytes(kept->budget()) : default_cache_bytes) {
+        if (kept) held_.emplace(*kept, job_cache_bytes(kept->budget()));
+    }
+    JobProber(const JobProber&) = delete;
+    JobProber& operator=(const JobProber&) = delete;
+
+    const Prober<V>& get() const noexcept { return prober_; }
+
+private:
+    Prober<V> prober_;
+    std::optional<KeptTables::Held> held_;
+};
+
 // The tables a material solved by one process or rank leads to: those
 // `find` gives (whole, in memory; null if not) and the others read through a
-// prober of the tables in `dir`. Keeps what it found while it lives.
+// prober of the tables in `dir` (a JobProber counted in `kept`). Keeps what
+// it found while it lives.
 template <class V>
 class SuccessorTables {
 public:
     template <class Find>
-    SuccessorTables(const std::vector<Material>& materials, const std::filesystem::path& dir, Find&& find) {
+    SuccessorTables(const std::vector<Material>& materials, const std::filesystem::path& dir, KeptTables& kept,
+                    Find&& find) {
         bool on_disk = false;
         for (const Material& s : materials) {
             if (std::shared_ptr<const SolvedValues> values = find(s))
@@ -124,8 +156,8 @@ public:
             else
                 on_disk = true;
         }
-        if (on_disk) prober_.emplace(dir);
-        successors_.emplace(in_memory_, prober_ ? &*prober_ : nullptr);
+        if (on_disk) prober_.emplace(dir, &kept);
+        successors_.emplace(in_memory_, prober_ ? &prober_->get() : nullptr);
     }
     SuccessorTables(const SuccessorTables&) = delete;
     SuccessorTables& operator=(const SuccessorTables&) = delete;
@@ -134,7 +166,7 @@ public:
 
 private:
     std::vector<std::shared_ptr<const SolvedValues>> in_memory_;
-    std::optional<Prober<V>> prober_;  // successors_ points to it
+    std::optional<JobProber<V>> prober_;  // successors_ points to it
     std::optional<Successors<V>> successors_;
 };
 
@@ -205,7 +237,8 @@ std::optional<ManifestEntry> solve_in_team(Team& team, const BuildOptions& o, co
     std::stable_sort(leads_to.begin(), leads_to.end(),
                      [&](const Material& a, const Material& b) { return positions(a) < positions(b); });
     const KeptTables::Reads reads{leads_to, TableKind::dtw};
-    const Prober<V> prober(o.dir);
+    const JobProber<V> files(o.dir, kept);
+    const Prober<V>& prober = files.get();
     const auto k = static_cast<std::uint64_t>(team.size());
     std::vector<std::shared_ptr<const SolvedValues>> held;
     std::vector<Material> shared;

@@ -98,7 +98,7 @@ void write_packed_table(const std::filesystem::path& variant_dir, const SolvedVa
     if (!values.whole()) throw std::logic_error("only whole tables are written packed");
     write_frames_file(file, packed_label(values.material, TableKind::dtw, checksum),
                       {values.positions_per_side, values.codes.size(), values.max_code},
-                      pack_range(values, 0, values.codes.size()));
+                      pack_frames(values, 0, values.codes.size()));
 }
 
 void write_packed_part(const std::filesystem::path& variant_dir, const SolvedValues& values, std::uint64_t checksum,
@@ -108,7 +108,7 @@ void write_packed_part(const std::filesystem::path& variant_dir, const SolvedVal
     write_frames_file(file, packed_label(values.material, TableKind::dtw, checksum),
                       {values.positions_per_side, values.positions(), values.max_code, values.first,
                        values.codes.size()},
-                      pack_range(values, values.first, values.codes.size()));
+                      pack_frames(values, values.first, values.codes.size()));
 }
 
 void write_packed_rules(const std::filesystem::path& variant_dir, const RuleValues& values, std::uint64_t checksum) {

@@ -58,22 +58,22 @@ struct SolvedRules {
 
 // Solves p's rule values with the successors' in `held` read from memory
 // and the others from their .rul files (through a probe of o.dir opened now,
-// which lists the files written so far), and writes its .rul into
-// `variant_dir`.
+// which lists the files written so far; its cache counted in `kept`, if
+// given: JobProber), and writes its .rul into `variant_dir`.
 template <class V>
 SolvedRules solve_rule_job(const BuildOptions& o, const std::filesystem::path& variant_dir, const PlannedMaterial& p,
-                           const std::vector<std::shared_ptr<const RuleValues>>& held) {
+                           const std::vector<std::shared_ptr<const RuleValues>>& held, KeptTables* kept = nullptr) {
     using Draw = typename V::draw_rules;
     const Clock::time_point start = Clock::now();
     std::vector<std::string> waits_for;
     if (p.build) waits_for.push_back(p.material.name());
     for (const Material& s : p.rules_wait_for) waits_for.push_back(s.name() + ".rul");
     const work_profile::Scope profile(p.material.name() + ".rul", p.positions, std::move(waits_for));
-    std::optional<Prober<V>> prober;
+    std::optional<JobProber<V>> prober;
     std::optional<RuleProber<V>> files;
     if (held.size() < p.successors.size()) {
-        prober.emplace(o.dir);
-        files.emplace(*prober);
+        prober.emplace(o.dir, kept);
+        files.emplace(prober->get());
     }
     RuleSuccessors<V> successors(files ? &*files : nullptr);
     for (const auto& values : held) successors.add(values);

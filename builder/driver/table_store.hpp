@@ -168,9 +168,9 @@ private:
             read.count([&] {
                 // Its capture positions answered from the tables it leads to that are kept, or from their files.
                 const TableFile file = open_dtw_table<V>(variant_dir_, s);
-                const Prober<V> prober(o_.dir);
+                const JobProber<V> prober(o_.dir, &kept_);
                 SolvedValues loaded = load_solved_values<V>(
-                    file, Successors<V>(kept_.find_all(successors(s)), &prober), 0, file.header().block_count());
+                    file, Successors<V>(kept_.find_all(successors(s)), &prober.get()), 0, file.header().block_count());
                 if (codes_only_) loaded.drop_capture_marks();
                 values = std::make_shared<const SolvedValues>(std::move(loaded));
             });

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <string_view>
 #include <stdexcept>
+#include <utility>
 
 #include <tbb/parallel_for.h>
 
@@ -58,6 +59,17 @@ void write_frames_file(const std::filesystem::path& file, const std::string& lab
     });
     write_frames_file(file, label, words, frames.frame_bytes, sums,
                       [&](const FrameWriter& write) { write(frames.bytes); });
+}
+
+void write_frames_file(const std::filesystem::path& file, const std::string& label,
+                       const std::vector<std::uint64_t>& words, std::vector<std::vector<std::byte>> frames) {
+    std::vector<std::uint64_t> sizes(frames.size()), sums(frames.size());
+    tbb::parallel_for(std::size_t{0}, frames.size(), [&](std::size_t f) {
+        sizes[f] = frames[f].size();
+        sums[f] = checksum(frames[f]);
+    });
+    write_frames_file(file, label, words, sizes, sums,
+                      [&](const FrameWriter& write) { hand_over_frames(frames, write); });
 }
 
 void write_frames_file(const std::filesystem::path& file, const std::string& label,
@@ -154,12 +166,7 @@ void write_packed_file(const std::filesystem::path& file, const std::string& lab
     tbb::parallel_for(std::size_t{0}, at.size(), [&](std::size_t f) {
         frames[f] = zstd_compress(std::as_bytes(arrays[at[f].array].subspan(at[f].first, at[f].count)), level);
     });
-    PackedRange packed;
-    for (const auto& frame : frames) {
-        packed.frame_bytes.push_back(frame.size());
-        packed.bytes.insert(packed.bytes.end(), frame.begin(), frame.end());
-    }
-    write_frames_file(file, label, lengths, packed);
+    write_frames_file(file, label, lengths, std::move(frames));
 }
 
 std::vector<std::vector<std::uint8_t>> read_packed_file(const std::filesystem::path& file, const std::string& label) {

@@ -30,11 +30,15 @@ void write_frames_file(const std::filesystem::path& file, const std::string& lab
 // The same of frames whose sizes and checksums are known and whose bytes
 // `copy` writes, in order, through the function it is given (frames spilled
 // to disk, copied without holding them all).
-using FrameWriter = std::function<void(std::span<const std::byte>)>;
 void write_frames_file(const std::filesystem::path& file, const std::string& label,
                        const std::vector<std::uint64_t>& words, const std::vector<std::uint64_t>& frame_bytes,
                        const std::vector<std::uint64_t>& checksums,
                        const std::function<void(const FrameWriter&)>& copy);
+
+// The same of frames packed one vector each (pack_frames()), each let go
+// of once written (hand_over_frames()).
+void write_frames_file(const std::filesystem::path& file, const std::string& label,
+                       const std::vector<std::uint64_t>& words, std::vector<std::vector<std::byte>> frames);
 
 struct FramesFile {
     std::vector<std::uint64_t> words;

@@ -15,6 +15,7 @@
 
 #include <tbb/parallel_for.h>
 
+#include "builder/system/process.hpp"
 #include "builder/system/work_profile.hpp"
 #include "probe/table_format.hpp"
 #include "probe/zstd_frame.hpp"
@@ -78,7 +79,7 @@ auto capture_words(Words& words, std::uint64_t at, std::size_t n) -> decltype(st
 
 }  // namespace
 
-PackedRange pack_range(const SolvedValues& values, std::uint64_t first, std::uint64_t count) {
+std::vector<std::vector<std::byte>> pack_frames(const SolvedValues& values, std::uint64_t first, std::uint64_t count) {
     if (count == 0) return {};  // a team member's range of a table smaller than the team
     if ((first - values.first) % 64 != 0 || !values.holds(first) || !values.holds(first + count - 1))
         throw std::logic_error("packing a range that the values do not hold");
@@ -90,17 +91,36 @@ PackedRange pack_range(const SolvedValues& values, std::uint64_t first, std::uin
         const std::size_t n = frame_positions(count, f);
         frames[f] = pack_frame(std::span(values.codes).subspan(at, n), capture_words(values.capture, at, n));
     });
+    return frames;
+}
+
+void hand_over_frames(std::vector<std::vector<std::byte>>& frames, const FrameWriter& write) {
+    constexpr std::uint64_t trim_every = std::uint64_t{64} << 20;
+    std::uint64_t since_trim = 0;
+    for (std::vector<std::byte>& frame : frames) {
+        write(frame);
+        since_trim += frame.size();
+        std::vector<std::byte>().swap(frame);
+        if (since_trim >= trim_every) {
+            return_free_memory();
+            since_trim = 0;
+        }
+    }
+    frames.clear();
+    return_free_memory();
+}
+
+PackedRange pack_range(const SolvedValues& values, std::uint64_t first, std::uint64_t count) {
+    std::vector<std::vector<std::byte>> frames = pack_frames(values, first, count);
     PackedRange packed;
     std::uint64_t total = 0;
     for (const auto& frame : frames) {
         packed.frame_bytes.push_back(frame.size());
         total += frame.size();
     }
-    packed.bytes.resize(total);
-    std::vector<std::uint64_t> offsets(frames.size() + 1, 0);
-    for (std::size_t f = 0; f < frames.size(); ++f) offsets[f + 1] = offsets[f] + frames[f].size();
-    tbb::parallel_for(std::size_t{0}, frames.size(), [&](std::size_t f) {
-        std::memcpy(packed.bytes.data() + offsets[f], frames[f].data(), frames[f].size());
+    packed.bytes.reserve(total);  // not yet touched: the frames' memory goes as they are copied in
+    hand_over_frames(frames, [&](std::span<const std::byte> frame) {
+        packed.bytes.insert(packed.bytes.end(), frame.begin(), frame.end());
     });
     return packed;
 }

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -100,6 +101,14 @@ constexpr std::uint64_t packed_frames(std::uint64_t count) noexcept {
 // thread. No frames if count is 0 (a team member's range of a table with
 // fewer blocks than the team has members).
 PackedRange pack_range(const SolvedValues& values, std::uint64_t first, std::uint64_t count);
+// The same frames, one vector each (pack_range() gathers them).
+std::vector<std::vector<std::byte>> pack_frames(const SolvedValues& values, std::uint64_t first, std::uint64_t count);
+
+// Gives `frames` to `write` in order, each let go of once written and the
+// memory freed returned to the system as it goes (every 64 MiB), so that
+// what they are copied into never lies beside a second copy of them all.
+using FrameWriter = std::function<void(std::span<const std::byte>)>;
+void hand_over_frames(std::vector<std::vector<std::byte>>& frames, const FrameWriter& write);
 
 // The same positions back into `into` (which holds them), from `bytes`
 // framed as `frame_bytes` says; with every thread. Throws

@@ -13,9 +13,11 @@
 #include <iterator>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "builder/driver/build.hpp"
+#include "builder/driver/material_job.hpp"
 #include "draughts/notation.hpp"
 #include "draughts/variant.hpp"
 #include "probe/prober.hpp"
@@ -79,6 +81,25 @@ TEST(Solver, International6UpTo5) { check_build<draughts::International6>(5); }
 TEST(Solver, American6UpTo5) { check_build<draughts::American6>(5); }
 // Dependencies read back from their files (the probe cache), not kept in memory.
 TEST(Solver, DependenciesFromDisk) { check_build<draughts::Brazilian>(3, 1); }
+
+// A job that reads tables through their files holds its prober's block
+// cache in the build's count while the prober is open: the probe library's
+// 64 MiB, or a sixteenth of the budget where that is less, at least 1 MiB.
+TEST(Solver, ProbeCacheOfAJobIsCounted) {
+    const test::TemporaryDirectory dir{"job-prober"};
+    std::filesystem::create_directories(dir.path() / "brazilian");
+    constexpr std::uint64_t mib = 1 << 20;
+    for (const auto& [budget, cache] : {std::pair{std::uint64_t{8} << 30, 64 * mib}, std::pair{32 * mib, 2 * mib},
+                                        std::pair{std::uint64_t{1}, mib}}) {
+        KeptTables kept(budget);
+        {
+            const JobProber<draughts::Brazilian> prober(dir.path(), &kept);
+            EXPECT_EQ(kept.bytes(), cache) << budget;
+        }
+        EXPECT_EQ(kept.bytes(), 0u);
+        EXPECT_EQ(kept.counts().peak_bytes, cache);
+    }
+}
 // Every pair of 16 positions or more solved as a big one (block order), on
 // one thread beside the others (plain states), or with every thread inside
 // (atomic states, buckets in parallel chunks): the pairs of these boards are
