@@ -205,7 +205,8 @@ private:
                 entry = executor_.solve_plain(m, {a.pack, false,
                                                   {[&](int level, int levels) { progress_.level(m, level, levels); },
                                                    [&](std::uint64_t n) { progress_.positions(n); },
-                                                   [&](const std::string& line) { progress_.note(line); }},
+                                                   [&](const std::string& line) { progress_.note(line); },
+                                                   [&](std::uint64_t n) { progress_.restored(n); }},
                                                   [&](std::uint64_t values_bytes) {
                                                       solved(values_bytes);
                                                       work_profile::Scope::set_level(-1);

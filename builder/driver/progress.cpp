@@ -94,7 +94,7 @@ void Progress::paint() {
     const double rate = elapsed > 0 ? static_cast<double>(done_.load()) / elapsed : 0;
     std::string working;
     for (const auto& [name, level] : current_) working += (working.empty() ? "" : ", ") + name + level;
-    const double left = rate > 0 ? static_cast<double>(total_ - std::min(total_, done_.load())) / rate : 0;
+    const double left = rate > 0 ? static_cast<double>(this->left()) / rate : 0;
     std::fputs(fmt::format("[{}/{} materials] {}  {:.1f} M positions/s  {} left", finished_, materials_,
                            working.empty() ? "starting" : working, rate / 1e6, rate > 0 ? duration_text(left) : "?")
                    .c_str(),

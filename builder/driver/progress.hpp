@@ -3,6 +3,7 @@
 // finished material. Used by the one process of a build, or rank 0.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -36,6 +37,11 @@ public:
     void finished(const std::string& name, const std::string& line);
     void level(const Material& m, int level, int levels);
     void positions(std::uint64_t n) { done_ += n; }
+    // Positions a resumed material restored from its checkpoint: no longer
+    // left, but not counted in the speed shown.
+    void restored(std::uint64_t n) { restored_ += n; }
+    // The positions left to solve (of those the build has to).
+    std::uint64_t left() const noexcept { return total_ - std::min(total_, done_.load() + restored_.load()); }
     // A material finished, solved by `ranks` ranks (1: one process).
     void finished(const ManifestEntry& e, int ranks = 1);
 
@@ -48,7 +54,7 @@ private:
     std::size_t materials_;
     std::uint64_t total_;
     Clock::time_point start_;
-    std::atomic<std::uint64_t> done_{0};
+    std::atomic<std::uint64_t> done_{0}, restored_{0};
     std::size_t finished_ = 0;
     std::map<std::string, std::string> current_;
     std::mutex mutex_;

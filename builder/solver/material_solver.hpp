@@ -155,6 +155,9 @@ public:
             if (first > 0 && progress_.note)
                 progress_.note(material.name() + " resumed from its checkpoint at level " + std::to_string(first + 1) +
                                " of " + std::to_string(level_count));
+            for (int l = 0; l < first && progress_.positions_restored; ++l)
+                progress_.positions_restored(static_cast<std::uint64_t>(sides_of(material)) *
+                                             levels.levels()[l].men_configurations * space_.side(0).king_placements());
         }
         for (int l = first; l < level_count; ++l) {
             if (alone) alone->start(l, max_code_.value());

@@ -15,6 +15,8 @@ struct SolveProgress {
     std::function<void(int level, int levels)> level_started;
     std::function<void(std::uint64_t positions)> positions_done;
     std::function<void(const std::string& line)> note;  // for the user: a solve resumed, a checkpoint not trusted
+    // Positions of the levels a resumed solve restored from its checkpoint: done, but not solved now.
+    std::function<void(std::uint64_t positions)> positions_restored;
 };
 
 // The largest of the codes noted, from any thread.

@@ -1,11 +1,13 @@
 // The distributed build's scheduler (builder/driver/scheduler.hpp), on small plans
-// whose right decisions are worked out by hand in the comments.
+// whose right decisions are worked out by hand in the comments; and the
+// progress a build shows (builder/driver/progress.hpp).
 #include <cstddef>
 #include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "builder/driver/progress.hpp"
 #include "builder/driver/scheduler.hpp"
 
 namespace dtb {
@@ -414,6 +416,18 @@ TEST(Scheduler, CallersRoom) {
 
 TEST(Scheduler, RefusesUnitsOutOfOrder) {
     EXPECT_THROW(Scheduler({{1, {1}, {1}}, {1, {}, {}}}, {1}, 100), std::logic_error);
+}
+
+// The progress shown: positions a resumed material restored from its
+// checkpoint are no longer left, as those solved are not.
+TEST(Progress, RestoredLevelsAreNotLeft) {
+    Progress progress(BuildOptions::Output::quiet, 2, 1000);
+    EXPECT_EQ(progress.left(), 1000u);
+    progress.restored(300);
+    progress.positions(100);
+    EXPECT_EQ(progress.left(), 600u);
+    progress.positions(700);
+    EXPECT_EQ(progress.left(), 0u);
 }
 
 }  // namespace
