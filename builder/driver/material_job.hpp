@@ -119,15 +119,18 @@ inline std::size_t job_cache_bytes(std::uint64_t budget) {
 }
 
 // A prober of the tables in `dir` opened by a job of a build, its block
-// cache (job_cache_bytes() of the budget) held in `kept` while it is open,
-// as a job's working set is: the build's count sees what the cache may
-// take. Without `kept`, the default cache, not counted.
+// cache held in `kept` while it is open, as a job's working set is: the
+// build's count sees what the cache may take. The cache is
+// job_cache_bytes() of the budget, halved (down to 1 MiB) while that does
+// not fit beside what is held once the kept tables no job uses are packed:
+// a smaller cache is slower, never wrong. Without `kept`, the default
+// cache, not counted.
 template <class V>
 class JobProber {
 public:
     JobProber(const std::filesystem::path& dir, KeptTables* kept)
-        : prober_(dir, kept ? job_cache_bytes(kept->budget()) : default_cache_bytes) {
-        if (kept) held_.emplace(*kept, job_cache_bytes(kept->budget()));
+        : cache_bytes_(kept ? fitting_cache(*kept) : default_cache_bytes), prober_(dir, cache_bytes_) {
+        if (kept) held_.emplace(*kept, cache_bytes_);
     }
     JobProber(const JobProber&) = delete;
     JobProber& operator=(const JobProber&) = delete;
@@ -135,6 +138,13 @@ public:
     const Prober<V>& get() const noexcept { return prober_; }
 
 private:
+    static std::size_t fitting_cache(KeptTables& kept) {
+        std::size_t bytes = job_cache_bytes(kept.budget());
+        while (bytes > (std::size_t{1} << 20) && !kept.make_room(bytes)) bytes /= 2;
+        return bytes;
+    }
+
+    std::size_t cache_bytes_;
     Prober<V> prober_;
     std::optional<KeptTables::Held> held_;
 };

@@ -84,7 +84,8 @@ TEST(Solver, DependenciesFromDisk) { check_build<draughts::Brazilian>(3, 1); }
 
 // A job that reads tables through their files holds its prober's block
 // cache in the build's count while the prober is open: the probe library's
-// 64 MiB, or a sixteenth of the budget where that is less, at least 1 MiB.
+// 64 MiB, or a sixteenth of the budget where that is less, at least 1 MiB;
+// halved while it does not fit beside what is held (not below 1 MiB).
 TEST(Solver, ProbeCacheOfAJobIsCounted) {
     const test::TemporaryDirectory dir{"job-prober"};
     std::filesystem::create_directories(dir.path() / "brazilian");
@@ -98,6 +99,17 @@ TEST(Solver, ProbeCacheOfAJobIsCounted) {
         }
         EXPECT_EQ(kept.bytes(), 0u);
         EXPECT_EQ(kept.counts().peak_bytes, cache);
+    }
+    KeptTables kept(std::uint64_t{1} << 30);
+    kept.hold((std::uint64_t{1} << 30) - 20 * mib);  // a job's working set: 20 MiB left
+    {
+        const JobProber<draughts::Brazilian> prober(dir.path(), &kept);
+        EXPECT_EQ(kept.bytes(), (std::uint64_t{1} << 30) - 20 * mib + 16 * mib);
+    }
+    kept.hold(20 * mib);  // none left
+    {
+        const JobProber<draughts::Brazilian> prober(dir.path(), &kept);
+        EXPECT_EQ(kept.bytes(), (std::uint64_t{1} << 30) + mib);
     }
 }
 // Every pair of 16 positions or more solved as a big one (block order), on
