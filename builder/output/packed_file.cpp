@@ -1,9 +1,5 @@
 #include "builder/output/packed_file.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -107,91 +103,58 @@ void write_frames_file(const std::filesystem::path& file, const std::string& lab
 }
 
 FramesFile read_frames_file(const std::filesystem::path& file, const std::string& label) {
-    const FramesFileReader reader(file, label);
+    const auto wrong = [&](const std::string& what) {
+        return std::runtime_error(file.string() + ": " + what + " (a packed file of the build's, " + label + ")");
+    };
+    std::ifstream in(file, std::ios::binary | std::ios::ate);
+    if (!in) throw wrong(std::string("cannot open it: ") + std::strerror(errno));
+    std::vector<std::byte> data(static_cast<std::size_t>(in.tellg()));
+    in.seekg(0);
+    if (!in.read(reinterpret_cast<char*>(data.data()), static_cast<std::streamsize>(data.size())))
+        throw wrong("cannot read it");
+    std::uint64_t at = 0;
+    const auto word = [&] {
+        if (data.size() - at < 8) throw wrong("cut short");
+        std::uint64_t w = 0;
+        for (int i = 0; i < 8; ++i) w |= std::to_integer<std::uint64_t>(data[at + i]) << (8 * i);
+        at += 8;
+        return w;
+    };
+    const auto count = [&](std::uint64_t each) {  // a count of items of `each` bytes that must fit what is left
+        const std::uint64_t n = word();
+        if (n > (data.size() - at) / each) throw wrong("cut short");
+        return n;
+    };
+    const auto text = [&](std::uint64_t size) {
+        return std::string_view(reinterpret_cast<const char*>(data.data()) + at, size);
+    };
+    if (data.size() < magic.size() || text(magic.size()) != magic) throw wrong("not a packed file of dtb's");
+    at = magic.size();
+    const std::uint64_t label_size = count(1);
+    if (text(label_size) != label) throw wrong("holds other values than those asked for");
+    at += label_size;
     FramesFile out;
-    out.words = reader.words();
-    out.frames.frame_bytes = reader.frame_bytes();
-    out.frames.bytes = reader.read(0, reader.frames());
-    return out;
-}
-
-std::runtime_error FramesFileReader::wrong(const std::string& what) const {
-    return std::runtime_error(file_.string() + ": " + what + " (a packed file of the build's, " + label_ + ")");
-}
-
-FramesFileReader::FramesFileReader(std::filesystem::path file, std::string label)
-    : file_(std::move(file)), label_(std::move(label)) {
-    fd_ = ::open(file_.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ < 0) throw wrong(std::string("cannot open it: ") + std::strerror(errno));
-    try {
-        struct stat status {};
-        if (::fstat(fd_, &status) != 0) throw wrong(std::string("cannot read it: ") + std::strerror(errno));
-        const auto size = static_cast<std::uint64_t>(status.st_size);
-        // The header, read as far as it goes: a few kilobytes at first, more if its frames need.
-        std::vector<std::byte> head;
-        std::uint64_t at = 0;
-        const auto need = [&](std::uint64_t n) {
-            if (n > size - at) throw wrong("cut short");
-            if (at + n <= head.size()) return;
-            const std::uint64_t was = head.size();
-            head.resize(std::min(size, std::max(at + n, 2 * was + 4096)));
-            if (const std::string error = read_at(fd_, std::span(head).subspan(was), was); !error.empty())
-                throw wrong("cannot read it: " + error);
-        };
-        const auto word = [&] {
-            need(8);
-            std::uint64_t w = 0;
-            for (int i = 0; i < 8; ++i) w |= std::to_integer<std::uint64_t>(head[at + i]) << (8 * i);
-            at += 8;
-            return w;
-        };
-        const auto count = [&](std::uint64_t each) {  // a count of items of `each` bytes that must fit what is left
-            const std::uint64_t n = word();
-            if (n > (size - at) / each) throw wrong("cut short");
-            return n;
-        };
-        const auto text = [&](std::uint64_t n) {
-            need(n);
-            return std::string_view(reinterpret_cast<const char*>(head.data()) + at, n);
-        };
-        if (size < magic.size() || text(magic.size()) != magic) throw wrong("not a packed file of dtb's");
-        at = magic.size();
-        const std::uint64_t label_size = count(1);
-        if (text(label_size) != label_) throw wrong("holds other values than those asked for");
-        at += label_size;
-        words_.resize(count(8));
-        for (std::uint64_t& w : words_) w = word();
-        const std::uint64_t frames = count(16);
-        std::uint64_t total = 0;
-        for (std::uint64_t f = 0; f < frames; ++f) {
-            frame_bytes_.push_back(word());
-            sums_.push_back(word());
-            if (frame_bytes_.back() > size - total) throw wrong("cut short");
-            total += frame_bytes_.back();
-        }
-        if (total != size - at) throw wrong(total > size - at ? "cut short" : "longer than its frames");
-        offsets_.push_back(at);
-        for (const std::uint64_t bytes : frame_bytes_) offsets_.push_back(offsets_.back() + bytes);
-    } catch (...) {
-        ::close(fd_);
-        throw;
+    out.words.resize(count(8));
+    for (std::uint64_t& w : out.words) w = word();
+    const std::uint64_t frames = count(16);
+    std::vector<std::uint64_t> sums;
+    std::uint64_t total = 0;
+    for (std::uint64_t f = 0; f < frames; ++f) {
+        out.frames.frame_bytes.push_back(word());
+        sums.push_back(word());
+        if (out.frames.frame_bytes.back() > data.size() - total) throw wrong("cut short");
+        total += out.frames.frame_bytes.back();
     }
-}
-
-FramesFileReader::~FramesFileReader() { ::close(fd_); }
-
-std::vector<std::byte> FramesFileReader::read(std::size_t first, std::size_t count) const {
-    if (first > frames() || count > frames() - first) throw std::logic_error("frames past a packed file's");
-    std::vector<std::byte> bytes(offsets_[first + count] - offsets_[first]);
-    if (const std::string error = read_at(fd_, bytes, offsets_[first]); !error.empty())
-        throw wrong("cannot read it: " + error);
-    std::vector<char> bad(count, 0);
-    tbb::parallel_for(std::size_t{0}, count, [&](std::size_t i) {
-        const std::size_t f = first + i;
-        bad[i] = checksum(std::span(bytes).subspan(offsets_[f] - offsets_[first], frame_bytes_[f])) != sums_[f];
+    if (total != data.size() - at) throw wrong(total > data.size() - at ? "cut short" : "longer than its frames");
+    const std::vector<std::uint64_t> offsets = offsets_of(out.frames);
+    data.erase(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(at));  // the frames alone, in place
+    out.frames.bytes = std::move(data);
+    std::vector<char> bad(frames, 0);
+    tbb::parallel_for(std::size_t{0}, static_cast<std::size_t>(frames), [&](std::size_t f) {
+        bad[f] = checksum(std::span(out.frames.bytes).subspan(offsets[f], out.frames.frame_bytes[f])) != sums[f];
     });
     if (std::find(bad.begin(), bad.end(), 1) != bad.end()) throw wrong("a frame's checksum differs");
-    return bytes;
+    return out;
 }
 
 void write_packed_file(const std::filesystem::path& file, const std::string& label,
