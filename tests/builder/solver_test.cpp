@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "builder/driver/build.hpp"
+#include "builder/driver/executor.hpp"
 #include "builder/driver/material_job.hpp"
 #include "draughts/notation.hpp"
 #include "draughts/variant.hpp"
@@ -112,6 +113,65 @@ TEST(Solver, ProbeCacheOfAJobIsCounted) {
         EXPECT_EQ(kept.bytes(), (std::uint64_t{1} << 30) + mib);
     }
 }
+// A kept table let go of to make room (packed first, its packed form on
+// disk) is read from its packed form when a later job reads it whole; with
+// its packed form gone (as when the disk was full), from its table file, its
+// capture positions solved again. Both give the values solved, and each
+// way is counted. (cli.build runs whole builds at budgets that let tables
+// go; which tables are read again, and how, depends there on which jobs
+// happen to run at once.)
+TEST(Solver, LetGoTablesAreReadAgain) {
+    using V = draughts::Brazilian;
+    const test::TemporaryDirectory dir{"let-go"};
+    BuildOptions o;
+    o.variant = "brazilian";
+    o.dir = dir.path();
+    o.targets = {Material::parse("KMvK")};  // KKvK's successors, and the materials they lead to
+    o.output = BuildOptions::Output::quiet;
+    build_tables_of<V>(o);
+    const Material m = Material::parse("KKvK");
+    const std::vector<Material> readers = {Material::parse("KKvKK")}, others = {Material::parse("MvM")};
+    const KeptTables::Reads reads{readers, TableKind::dtw}, other{others, TableKind::dtw};
+    constexpr std::uint64_t budget = std::uint64_t{64} << 20;
+    Executor<V> executor(o, budget, true);
+    KeptTables& kept = executor.kept();
+    kept.add_use(m, TableKind::dtw);  // a later job reads it
+    Executor<V>::Job job;
+    job.pack = true;
+    job.hold = true;
+    executor.solve_plain(m, job);
+    const std::vector<std::uint16_t> solved = kept.find_whole(m)->codes;
+    ASSERT_EQ(solved.size(), Index<8>(m).size() * 2);
+    // Its successors were read back from their files for the solve, and kept.
+    const std::shared_ptr<const SolvedValues> successor = kept.find_whole(Material::parse("KvK"));
+    ASSERT_TRUE(successor);
+    const TableStoreCounts before = executor.store().counts();
+    EXPECT_EQ(before.read_packed, 0);
+
+    const auto let_go = [&] {
+        ASSERT_TRUE(kept.make_room(budget - successor->bytes(), &other));  // for a job that does not read m
+        EXPECT_EQ(kept.bytes(), successor->bytes());  // held by this test, not let go
+        EXPECT_FALSE(kept.find_whole(m));
+    };
+    let_go();
+    EXPECT_EQ(kept.counts().let_go, 1);
+    std::shared_ptr<const SolvedValues> values = executor.store().whole(m, reads);
+    ASSERT_TRUE(values);
+    EXPECT_EQ(values->codes, solved);
+    EXPECT_EQ(executor.store().counts().read_packed, 1);
+    EXPECT_EQ(executor.store().counts().read_back.tables, before.read_back.tables);
+
+    values.reset();
+    let_go();
+    EXPECT_EQ(kept.counts().let_go, 2);
+    std::filesystem::remove(packed_file(dir.path() / "brazilian", m, TableKind::dtw));
+    values = executor.store().whole(m, reads);
+    ASSERT_TRUE(values);
+    EXPECT_EQ(values->codes, solved);
+    EXPECT_EQ(executor.store().counts().read_packed, 1);
+    EXPECT_EQ(executor.store().counts().read_back.tables, before.read_back.tables + 1);
+}
+
 // Every pair of 16 positions or more solved as a big one (block order), on
 // one thread beside the others (plain states), or with every thread inside
 // (atomic states, buckets in parallel chunks): the pairs of these boards are

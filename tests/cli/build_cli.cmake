@@ -51,15 +51,17 @@ endif()
 run(0 build --variant brazilian --material KKvKK --dir ${work}/little-memory)
 run(0 build --variant brazilian --material KKvKK --material KMvK --dir ${work}/little-memory --memory 0.001)
 
-# 3.5 MiB, just above: materials start one at a time, kept tables let go of
-# memory are read from their packed forms, and the packed forms are gone
-# at the end. With every packed form failing to be written (as on a full
-# disk) they are read back from their table files instead, their capture
-# positions solved again. The same tables both ways.
+# 3.5 MiB, just above: materials start one at a time, kept tables are let
+# go of memory, and the packed forms are gone at the end. With every packed
+# form failing to be written (as on a full disk), none is. The same tables
+# both ways. Which tables let go are read again whole, and whether from
+# their packed forms, their table files or through the probe cache, depends
+# on which jobs happen to be in work at once; Solver.LetGoTablesAreReadAgain
+# reads one back each way.
 run(0 build --variant brazilian --pieces 4 --dir ${work}/spilled --memory 3.5M --threads 2)
 same_tables(brazilian ${work}/whole ${work}/spilled)
-if(NOT out MATCHES "[1-9][0-9]* tables let go of memory, values read from packed forms [1-9][0-9]* times")
-  message(FATAL_ERROR "expected kept tables let go and read from their packed forms in: ${out}")
+if(NOT out MATCHES "[1-9][0-9]* tables let go of memory")
+  message(FATAL_ERROR "expected kept tables let go of memory in: ${out}")
 endif()
 if(EXISTS ${work}/spilled/brazilian/.packed)
   message(FATAL_ERROR "the build left its packed forms behind")
@@ -69,9 +71,8 @@ run(0 build --variant brazilian --pieces 4 --dir ${work}/spill-fails --memory 3.
 unset(ENV{DTB_TEST_PACKED_FAILS})
 same_tables(brazilian ${work}/whole ${work}/spill-fails)
 expect_in("${out}" "could not write the packed form of")
-if(NOT out MATCHES " 0 packed forms written [^\n]*; [1-9][0-9]* read back from their files")
-  message(FATAL_ERROR "expected kept tables read back from their files in: ${out}")
-endif()
+expect_in("${out}" " 0 packed forms written ")
+expect_in("${out}" "values read from packed forms 0 times")
 
 # A little more (4 MB, a working set and a few hundred kilobytes): kept
 # tables give up their room packed rather than dropped, and are unpacked

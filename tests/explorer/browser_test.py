@@ -105,6 +105,20 @@ try:
         assert by_id("error").text == "", by_id("error").text
         return expected
 
+    def open_material(fen, count=None):
+        """Follows the material link once the best line from `fen` is whole. The link lies below the
+        line, which grows as its moves arrive, and a click while it grows can land where the link was.
+        The line is the page's: the best move of the answer shown (under `count` where the page has
+        counts), then the best move of each plain answer, until no move is left or the value is a draw."""
+        answer, plies = api(fen, count), 0
+        while answer["moves"]:
+            plies += 1
+            if answer["value"] == "draw":
+                break
+            answer = api(answer["moves"][0]["fen"])
+        wait.until(lambda d: by_id("line-step").text.endswith(f" / {plies}"))
+        by_id("material-link").click()
+
     def enter(fen):
         field = by_id("fen")
         field.clear()
@@ -216,7 +230,7 @@ try:
     # The chart is on a logarithmic scale, its axes labelled.
     enter("W:WK1,6:BK32")
     check_shown("W:WK1,6:BK32")
-    by_id("material-link").click()
+    open_material("W:WK1,6:BK32")
     wait.until(lambda d: "positions for each side to move" in by_id("material-status").text)
     def material(fen):
         """dtb's name of a FEN's material: White's kings and men, v, Black's."""
@@ -250,7 +264,7 @@ try:
     k_after = first["rules"]["counts"].split(",")[0].split("=")[1]
     wait.until(lambda d: by_id("count-k").get_attribute("value") == k_after)
     wait.until(lambda d: by_id("fen").get_attribute("value") == first["fen"])
-    by_id("material-link").click()
+    open_material(first["fen"], first["rules"]["counts"])
     wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "svg.survival")) == 2)
     assert len(driver.find_elements(By.CSS_SELECTOR, "table.rule-classes")) == 2
     driver.save_screenshot(os.path.join(work, "explorer-rules-material.png"))
