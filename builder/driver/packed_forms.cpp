@@ -92,13 +92,26 @@ void write_packed_table(const std::filesystem::path& variant_dir, const PackedTa
                       });
 }
 
+namespace {
+
+// Frames [first, first + count) of the packed form of `values` (all it holds).
+FramePacker frame_packer(const SolvedValues& values) {
+    return [&values](std::size_t first, std::size_t count) {
+        constexpr int shift = PackedRange::frame_shift;
+        const std::uint64_t from = std::uint64_t{first} << shift, n = values.codes.size();
+        return pack_frames(values, values.first + from, std::min(std::uint64_t{count} << shift, n - from));
+    };
+}
+
+}  // namespace
+
 void write_packed_table(const std::filesystem::path& variant_dir, const SolvedValues& values, std::uint64_t checksum) {
     const std::filesystem::path file = packed_file(variant_dir, values.material, TableKind::dtw);
     maybe_fail(file);
     if (!values.whole()) throw std::logic_error("only whole tables are written packed");
     write_frames_file(file, packed_label(values.material, TableKind::dtw, checksum),
                       {values.positions_per_side, values.codes.size(), values.max_code},
-                      pack_frames(values, 0, values.codes.size()));
+                      packed_frames(values.codes.size()), frame_packer(values));
 }
 
 void write_packed_part(const std::filesystem::path& variant_dir, const SolvedValues& values, std::uint64_t checksum,
@@ -108,7 +121,7 @@ void write_packed_part(const std::filesystem::path& variant_dir, const SolvedVal
     write_frames_file(file, packed_label(values.material, TableKind::dtw, checksum),
                       {values.positions_per_side, values.positions(), values.max_code, values.first,
                        values.codes.size()},
-                      pack_frames(values, values.first, values.codes.size()));
+                      packed_frames(values.codes.size()), frame_packer(values));
 }
 
 void write_packed_rules(const std::filesystem::path& variant_dir, const RuleValues& values, std::uint64_t checksum) {
@@ -120,30 +133,36 @@ void write_packed_rules(const std::filesystem::path& variant_dir, const RuleValu
 namespace {
 
 // Positions [a, b) of `into` from `read`, the packed form of positions
-// [from, from + n) of its table: the frames that hold them unpacked, and
-// copied.
-void unpack_into(const FramesFile& read, std::uint64_t from, std::uint64_t n, SolvedValues& into, std::uint64_t a,
-                 std::uint64_t b, const std::filesystem::path& file) {
+// [from, from + n) of its table: the frames that hold them read and unpacked
+// a few at a time, so that the file's bytes never lie whole beside the
+// values (a frame holds 2^20 positions; 64 frames are about a hundredth of
+// the values they unpack into), and copied.
+void unpack_into(const FramesFileReader& read, std::uint64_t from, std::uint64_t n, SolvedValues& into,
+                 std::uint64_t a, std::uint64_t b, const std::filesystem::path& file) {
     constexpr int shift = PackedRange::frame_shift;
-    const std::span<const std::uint64_t> sizes = read.frames.frame_bytes;
+    constexpr std::size_t at_once = 64;
+    const std::span<const std::uint64_t> sizes = read.frame_bytes();
     if (sizes.size() != packed_frames(n)) throw std::runtime_error(file.string() + ": frames missing");
-    const std::uint64_t f0 = (a - from) >> shift, f1 = ((b - 1 - from) >> shift) + 1;
-    std::uint64_t skip = 0, take = 0;
-    for (std::uint64_t f = 0; f < f1; ++f) (f < f0 ? skip : take) += sizes[f];
-    const std::span<const std::byte> bytes = std::span<const std::byte>(read.frames.bytes).subspan(skip, take);
-    const std::uint64_t first = from + (f0 << shift), end = std::min(from + (f1 << shift), from + n);
-    if (first == into.first && end == into.first + into.codes.size()) {
-        unpack_range(bytes, sizes.subspan(f0, f1 - f0), into, first, end - first, file.string());
-        return;
+    const std::size_t f0 = (a - from) >> shift, f1 = ((b - 1 - from) >> shift) + 1;
+    for (std::size_t g = f0; g < f1; g += at_once) {
+        const std::size_t k = std::min(at_once, f1 - g);
+        const std::vector<std::byte> bytes = read.read(g, k);
+        const std::uint64_t first = from + (std::uint64_t{g} << shift),
+                            end = std::min(from + (std::uint64_t{g + k} << shift), from + n);
+        const std::uint64_t lo = std::max(a, first), hi = std::min(b, end);
+        if (lo == first && hi == end) {
+            unpack_range(bytes, sizes.subspan(g, k), into, first, end - first, file.string());
+            continue;
+        }
+        SolvedValues frames(into.material, into.positions_per_side, first, end - first);
+        unpack_range(bytes, sizes.subspan(g, k), frames, first, end - first, file.string());
+        std::copy(frames.codes.begin() + static_cast<std::ptrdiff_t>(lo - first),
+                  frames.codes.begin() + static_cast<std::ptrdiff_t>(hi - first),
+                  into.codes.begin() + static_cast<std::ptrdiff_t>(lo - into.first));
+        // lo is a multiple of 64, and hi too unless it ends the table.
+        std::copy_n(frames.capture.begin() + static_cast<std::ptrdiff_t>((lo - first) / 64), (hi - lo + 63) / 64,
+                    into.capture.begin() + static_cast<std::ptrdiff_t>((lo - into.first) / 64));
     }
-    SolvedValues frames(into.material, into.positions_per_side, first, end - first);
-    unpack_range(bytes, sizes.subspan(f0, f1 - f0), frames, first, end - first, file.string());
-    std::copy(frames.codes.begin() + static_cast<std::ptrdiff_t>(a - first),
-              frames.codes.begin() + static_cast<std::ptrdiff_t>(b - first),
-              into.codes.begin() + static_cast<std::ptrdiff_t>(a - into.first));
-    // a is a multiple of 64, and b too unless it ends the table.
-    std::copy_n(frames.capture.begin() + static_cast<std::ptrdiff_t>((a - first) / 64), (b - a + 63) / 64,
-                into.capture.begin() + static_cast<std::ptrdiff_t>((a - into.first) / 64));
 }
 
 }  // namespace
@@ -155,17 +174,17 @@ void read_packed_range(const std::filesystem::path& variant_dir, std::uint64_t c
     const auto foreign = [&](const std::filesystem::path& file) {
         return std::runtime_error(file.string() + ": not the values of " + m.name() + " (a packed file of the build's)");
     };
-    const auto check = [&](const FramesFile& read, std::size_t words, const std::filesystem::path& file) {
-        if (read.words.size() != words || read.words[0] != into.positions_per_side || read.words[1] != positions ||
-            read.words[2] > 0xffff)
+    const auto check = [&](const FramesFileReader& read, std::size_t words, const std::filesystem::path& file) {
+        const std::vector<std::uint64_t>& w = read.words();
+        if (w.size() != words || w[0] != into.positions_per_side || w[1] != positions || w[2] > 0xffff)
             throw foreign(file);
-        into.max_code = static_cast<std::uint32_t>(read.words[2]);
+        into.max_code = static_cast<std::uint32_t>(w[2]);
     };
     if (a >= b) return;
     const std::filesystem::path whole = packed_file(variant_dir, m, TableKind::dtw);
     std::error_code error;
     if (std::filesystem::exists(whole, error)) {
-        const FramesFile read = read_frames_file(whole, label);
+        const FramesFileReader read(whole, label);
         check(read, 3, whole);
         unpack_into(read, 0, positions, into, a, b, whole);
         return;
@@ -182,9 +201,9 @@ void read_packed_range(const std::filesystem::path& variant_dir, std::uint64_t c
             throw std::runtime_error(fmt::format("{}: the packed form of {} lacks member {}'s part of {}",
                                                  packed_directory(variant_dir).string(), m.name(), j, members));
         const std::filesystem::path& file = it->second.first;
-        const FramesFile read = read_frames_file(file, label);
+        const FramesFileReader read(file, label);
         check(read, 5, file);
-        const std::uint64_t from = read.words[3], n = read.words[4];
+        const std::uint64_t from = read.words()[3], n = read.words()[4];
         if (from != next || n > positions - next) throw foreign(file);
         if (from + n > a && n > 0) unpack_into(read, from, n, into, std::max(a, from), std::min(b, from + n), file);
         next += n;

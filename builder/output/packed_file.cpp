@@ -1,5 +1,9 @@
 #include "builder/output/packed_file.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -72,13 +76,14 @@ void write_frames_file(const std::filesystem::path& file, const std::string& lab
                       [&](const FrameWriter& write) { hand_over_frames(frames, write); });
 }
 
-void write_frames_file(const std::filesystem::path& file, const std::string& label,
-                       const std::vector<std::uint64_t>& words, const std::vector<std::uint64_t>& frame_bytes,
-                       const std::vector<std::uint64_t>& checksums,
-                       const std::function<void(const FrameWriter&)>& copy) {
-    // The header: magic, the label's length and bytes, the number of words
-    // and the words, the number of frames and each one's size and checksum,
-    // all words of 8 bytes, little-endian.
+namespace {
+
+// The header: magic, the label's length and bytes, the number of words and
+// the words, the number of frames and each one's size and checksum, all
+// words of 8 bytes, little-endian. Its length depends only on the label,
+// the words and the number of frames.
+std::string header_of(const std::string& label, const std::vector<std::uint64_t>& words,
+                      const std::vector<std::uint64_t>& frame_bytes, const std::vector<std::uint64_t>& checksums) {
     std::string header(magic);
     put_word(header, label.size());
     header += label;
@@ -89,9 +94,18 @@ void write_frames_file(const std::filesystem::path& file, const std::string& lab
         put_word(header, frame_bytes[f]);
         put_word(header, checksums[f]);
     }
+    return header;
+}
+
+}  // namespace
+
+void write_frames_file(const std::filesystem::path& file, const std::string& label,
+                       const std::vector<std::uint64_t>& words, const std::vector<std::uint64_t>& frame_bytes,
+                       const std::vector<std::uint64_t>& checksums,
+                       const std::function<void(const FrameWriter&)>& copy) {
     std::filesystem::create_directories(file.parent_path());
     ReplacedFile out(file, false);  // a scratch file: its checksums tell one the machine lost
-    out.write(header);
+    out.write(header_of(label, words, frame_bytes, checksums));
     std::uint64_t written = 0, expected = 0;
     for (const std::uint64_t size : frame_bytes) expected += size;
     copy([&](std::span<const std::byte> bytes) {
@@ -102,59 +116,113 @@ void write_frames_file(const std::filesystem::path& file, const std::string& lab
     out.commit();
 }
 
-FramesFile read_frames_file(const std::filesystem::path& file, const std::string& label) {
-    const auto wrong = [&](const std::string& what) {
-        return std::runtime_error(file.string() + ": " + what + " (a packed file of the build's, " + label + ")");
-    };
-    std::ifstream in(file, std::ios::binary | std::ios::ate);
-    if (!in) throw wrong(std::string("cannot open it: ") + std::strerror(errno));
-    std::vector<std::byte> data(static_cast<std::size_t>(in.tellg()));
-    in.seekg(0);
-    if (!in.read(reinterpret_cast<char*>(data.data()), static_cast<std::streamsize>(data.size())))
-        throw wrong("cannot read it");
-    std::uint64_t at = 0;
-    const auto word = [&] {
-        if (data.size() - at < 8) throw wrong("cut short");
-        std::uint64_t w = 0;
-        for (int i = 0; i < 8; ++i) w |= std::to_integer<std::uint64_t>(data[at + i]) << (8 * i);
-        at += 8;
-        return w;
-    };
-    const auto count = [&](std::uint64_t each) {  // a count of items of `each` bytes that must fit what is left
-        const std::uint64_t n = word();
-        if (n > (data.size() - at) / each) throw wrong("cut short");
-        return n;
-    };
-    const auto text = [&](std::uint64_t size) {
-        return std::string_view(reinterpret_cast<const char*>(data.data()) + at, size);
-    };
-    if (data.size() < magic.size() || text(magic.size()) != magic) throw wrong("not a packed file of dtb's");
-    at = magic.size();
-    const std::uint64_t label_size = count(1);
-    if (text(label_size) != label) throw wrong("holds other values than those asked for");
-    at += label_size;
-    FramesFile out;
-    out.words.resize(count(8));
-    for (std::uint64_t& w : out.words) w = word();
-    const std::uint64_t frames = count(16);
-    std::vector<std::uint64_t> sums;
-    std::uint64_t total = 0;
-    for (std::uint64_t f = 0; f < frames; ++f) {
-        out.frames.frame_bytes.push_back(word());
-        sums.push_back(word());
-        if (out.frames.frame_bytes.back() > data.size() - total) throw wrong("cut short");
-        total += out.frames.frame_bytes.back();
+void write_frames_file(const std::filesystem::path& file, const std::string& label,
+                       const std::vector<std::uint64_t>& words, std::size_t frames, const FramePacker& pack) {
+    constexpr std::size_t at_once = 64;
+    std::filesystem::create_directories(file.parent_path());
+    ReplacedFile out(file, false);
+    std::vector<std::uint64_t> sizes(frames, 0), sums(frames, 0);
+    out.write(header_of(label, words, sizes, sums));  // its room: written again once the frames are
+    for (std::size_t g = 0; g < frames; g += at_once) {
+        std::vector<std::vector<std::byte>> packed = pack(g, std::min(at_once, frames - g));
+        if (packed.size() != std::min(at_once, frames - g)) throw std::logic_error("frames packed of another number");
+        tbb::parallel_for(std::size_t{0}, packed.size(), [&](std::size_t f) {
+            sizes[g + f] = packed[f].size();
+            sums[g + f] = checksum(packed[f]);
+        });
+        hand_over_frames(packed, [&](std::span<const std::byte> bytes) { out.write(bytes); });
     }
-    if (total != data.size() - at) throw wrong(total > data.size() - at ? "cut short" : "longer than its frames");
-    const std::vector<std::uint64_t> offsets = offsets_of(out.frames);
-    data.erase(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(at));  // the frames alone, in place
-    out.frames.bytes = std::move(data);
-    std::vector<char> bad(frames, 0);
-    tbb::parallel_for(std::size_t{0}, static_cast<std::size_t>(frames), [&](std::size_t f) {
-        bad[f] = checksum(std::span(out.frames.bytes).subspan(offsets[f], out.frames.frame_bytes[f])) != sums[f];
+    out.seek(0);
+    out.write(header_of(label, words, sizes, sums));
+    out.commit();
+}
+
+FramesFile read_frames_file(const std::filesystem::path& file, const std::string& label) {
+    const FramesFileReader reader(file, label);
+    FramesFile out;
+    out.words = reader.words();
+    out.frames.frame_bytes = reader.frame_bytes();
+    out.frames.bytes = reader.read(0, reader.frames());
+    return out;
+}
+
+std::runtime_error FramesFileReader::wrong(const std::string& what) const {
+    return std::runtime_error(file_.string() + ": " + what + " (a packed file of the build's, " + label_ + ")");
+}
+
+FramesFileReader::FramesFileReader(std::filesystem::path file, std::string label)
+    : file_(std::move(file)), label_(std::move(label)) {
+    fd_ = ::open(file_.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) throw wrong(std::string("cannot open it: ") + std::strerror(errno));
+    try {
+        struct stat status {};
+        if (::fstat(fd_, &status) != 0) throw wrong(std::string("cannot read it: ") + std::strerror(errno));
+        const auto size = static_cast<std::uint64_t>(status.st_size);
+        // The header, read as far as it goes: a few kilobytes at first, more if its frames need.
+        std::vector<std::byte> head;
+        std::uint64_t at = 0;
+        const auto need = [&](std::uint64_t n) {
+            if (n > size - at) throw wrong("cut short");
+            if (at + n <= head.size()) return;
+            const std::uint64_t was = head.size();
+            head.resize(std::min(size, std::max(at + n, 2 * was + 4096)));
+            if (const std::string error = read_at(fd_, std::span(head).subspan(was), was); !error.empty())
+                throw wrong("cannot read it: " + error);
+        };
+        const auto word = [&] {
+            need(8);
+            std::uint64_t w = 0;
+            for (int i = 0; i < 8; ++i) w |= std::to_integer<std::uint64_t>(head[at + i]) << (8 * i);
+            at += 8;
+            return w;
+        };
+        const auto count = [&](std::uint64_t each) {  // a count of items of `each` bytes that must fit what is left
+            const std::uint64_t n = word();
+            if (n > (size - at) / each) throw wrong("cut short");
+            return n;
+        };
+        const auto text = [&](std::uint64_t n) {
+            need(n);
+            return std::string_view(reinterpret_cast<const char*>(head.data()) + at, n);
+        };
+        if (size < magic.size() || text(magic.size()) != magic) throw wrong("not a packed file of dtb's");
+        at = magic.size();
+        const std::uint64_t label_size = count(1);
+        if (text(label_size) != label_) throw wrong("holds other values than those asked for");
+        at += label_size;
+        words_.resize(count(8));
+        for (std::uint64_t& w : words_) w = word();
+        const std::uint64_t frames = count(16);
+        std::uint64_t total = 0;
+        for (std::uint64_t f = 0; f < frames; ++f) {
+            frame_bytes_.push_back(word());
+            sums_.push_back(word());
+            if (frame_bytes_.back() > size - total) throw wrong("cut short");
+            total += frame_bytes_.back();
+        }
+        if (total != size - at) throw wrong(total > size - at ? "cut short" : "longer than its frames");
+        offsets_.push_back(at);
+        for (const std::uint64_t bytes : frame_bytes_) offsets_.push_back(offsets_.back() + bytes);
+    } catch (...) {
+        ::close(fd_);
+        throw;
+    }
+}
+
+FramesFileReader::~FramesFileReader() { ::close(fd_); }
+
+std::vector<std::byte> FramesFileReader::read(std::size_t first, std::size_t count) const {
+    if (first > frames() || count > frames() - first) throw std::logic_error("frames past a packed file's");
+    std::vector<std::byte> bytes(offsets_[first + count] - offsets_[first]);
+    if (const std::string error = read_at(fd_, bytes, offsets_[first]); !error.empty())
+        throw wrong("cannot read it: " + error);
+    std::vector<char> bad(count, 0);
+    tbb::parallel_for(std::size_t{0}, count, [&](std::size_t i) {
+        const std::size_t f = first + i;
+        bad[i] = checksum(std::span(bytes).subspan(offsets_[f] - offsets_[first], frame_bytes_[f])) != sums_[f];
     });
     if (std::find(bad.begin(), bad.end(), 1) != bad.end()) throw wrong("a frame's checksum differs");
-    return out;
+    return bytes;
 }
 
 void write_packed_file(const std::filesystem::path& file, const std::string& label,

@@ -40,6 +40,14 @@ void write_frames_file(const std::filesystem::path& file, const std::string& lab
 void write_frames_file(const std::filesystem::path& file, const std::string& label,
                        const std::vector<std::uint64_t>& words, std::vector<std::vector<std::byte>> frames);
 
+// The same of `frames` frames packed a few at a time as they are written
+// (pack(first, count) gives frames [first, first + count)), each batch let
+// go of before the next is packed: a table's packed form is written without
+// its frames ever lying whole in memory.
+using FramePacker = std::function<std::vector<std::vector<std::byte>>(std::size_t first, std::size_t count)>;
+void write_frames_file(const std::filesystem::path& file, const std::string& label,
+                       const std::vector<std::uint64_t>& words, std::size_t frames, const FramePacker& pack);
+
 struct FramesFile {
     std::vector<std::uint64_t> words;
     PackedRange frames;
@@ -50,6 +58,33 @@ struct FramesFile {
 // read, is not such a file, holds another label, is cut short or a frame
 // fails its checksum.
 FramesFile read_frames_file(const std::filesystem::path& file, const std::string& label);
+
+// Such a file opened to read its frames a few at a time (pread, from any
+// number of threads at once): its header read and checked as it opens, and
+// each frame checked against its checksum as it is read. Throws as
+// read_frames_file() does.
+class FramesFileReader {
+public:
+    FramesFileReader(std::filesystem::path file, std::string label);
+    FramesFileReader(const FramesFileReader&) = delete;
+    FramesFileReader& operator=(const FramesFileReader&) = delete;
+    ~FramesFileReader();
+
+    const std::vector<std::uint64_t>& words() const noexcept { return words_; }
+    const std::vector<std::uint64_t>& frame_bytes() const noexcept { return frame_bytes_; }
+    std::size_t frames() const noexcept { return frame_bytes_.size(); }
+    // Frames [first, first + count), one after another (checked with every thread).
+    std::vector<std::byte> read(std::size_t first, std::size_t count) const;
+
+private:
+    std::runtime_error wrong(const std::string& what) const;
+
+    std::filesystem::path file_;
+    std::string label_;
+    int fd_ = -1;
+    std::vector<std::uint64_t> words_, frame_bytes_, sums_;
+    std::vector<std::uint64_t> offsets_;  // of each frame in the file, and its end
+};
 
 // Byte arrays in frames of 2^20 bytes (level 1), their lengths the words.
 void write_packed_file(const std::filesystem::path& file, const std::string& label,

@@ -207,19 +207,23 @@ std::size_t SpilledFrames::append(const PackedRange& frames) {
     return first;
 }
 
+std::string read_at(int fd, std::span<std::byte> into, std::uint64_t offset) {
+    for (std::uint64_t done = 0; done < into.size();) {
+        const ssize_t n = ::pread(fd, into.data() + done, into.size() - done, static_cast<off_t>(offset + done));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return n < 0 ? std::strerror(errno) : "cut short";
+        done += static_cast<std::uint64_t>(n);
+    }
+    return {};
+}
+
 PackedRange SpilledFrames::read(std::size_t first, std::size_t count) const {
     if (first > frames() || count > frames() - first) throw std::logic_error("frames past a scratch file's");
     PackedRange out;
     for (std::size_t f = first; f < first + count; ++f) out.frame_bytes.push_back(offsets_[f + 1] - offsets_[f]);
     out.bytes.resize(offsets_[first + count] - offsets_[first]);
-    for (std::uint64_t done = 0; done < out.bytes.size();) {
-        const ssize_t n = ::pread(fd_, out.bytes.data() + done, out.bytes.size() - done,
-                                  static_cast<off_t>(offsets_[first] + done));
-        if (n <= 0)
-            throw std::runtime_error("cannot read " + file_.string() + ", a scratch file of the build's: " +
-                                     (n < 0 ? std::strerror(errno) : "cut short"));
-        done += static_cast<std::uint64_t>(n);
-    }
+    if (const std::string wrong = read_at(fd_, out.bytes, offsets_[first]); !wrong.empty())
+        throw std::runtime_error("cannot read " + file_.string() + ", a scratch file of the build's: " + wrong);
     for (std::size_t f = first; f < first + count; ++f)
         if (checksum(std::span(out.bytes).subspan(offsets_[f] - offsets_[first], offsets_[f + 1] - offsets_[f])) !=
             sums_[f])

@@ -77,6 +77,10 @@ private:
     std::vector<std::uint64_t> sums_;
 };
 
+// Reads `into` whole from file descriptor `fd` at `offset` (pread): an
+// empty string, or why it cannot (the system's reason, or "cut short").
+std::string read_at(int fd, std::span<std::byte> into, std::uint64_t offset);
+
 // A whole table as the frames of pack_range(values, 0, positions) (capture
 // marks kept), spilled to a scratch file, with its counts: how one process
 // hands on a material it solved a level at a time
@@ -105,7 +109,8 @@ PackedRange pack_range(const SolvedValues& values, std::uint64_t first, std::uin
 std::vector<std::vector<std::byte>> pack_frames(const SolvedValues& values, std::uint64_t first, std::uint64_t count);
 
 // Gives `frames` to `write` in order, each let go of once written and the
-// memory freed returned to the system as it goes (every 64 MiB), so that
+// memory freed returned to the system as it goes (every 64 MiB, and at the
+// end: once a table packed or written, as the solver does once a level), so that
 // what they are copied into never lies beside a second copy of them all.
 using FrameWriter = std::function<void(std::span<const std::byte>)>;
 void hand_over_frames(std::vector<std::vector<std::byte>>& frames, const FrameWriter& write);

@@ -136,6 +136,33 @@ TEST(PackedForms, ATableReadsBackWhatWasWritten) {
     EXPECT_THROW(write_packed_table(blocked.path(), values, 0x1234), std::runtime_error);
 }
 
+// A packed form of more frames than are written or read at once (64, of
+// 2^20 positions each): 65 frames and a bit, written a few frames at a time
+// and read back whole and as a range that starts and ends inside frames,
+// across the frames read at once.
+TEST(PackedForms, ManyFramesAreWrittenAndReadAFewAtATime) {
+    const Material m = Material::parse("KKvK").canonical();
+    const std::uint64_t per_side = (std::uint64_t{65} << 19) + 1000;
+    SolvedValues values(m, per_side);
+    std::mt19937_64 random(11);
+    for (std::uint64_t g = 0; g < values.codes.size(); g += 1 + random() % 20000) {
+        values.codes[g] = static_cast<std::uint16_t>(random() % 40);
+        values.mark_capture(g);
+    }
+    values.max_code = 39;
+    const test::TemporaryDirectory dir("packed-many");
+    write_packed_table(dir.path(), values, 0x99);
+    const SolvedValues back = read_packed_table(dir.path(), m, per_side, 0x99);
+    EXPECT_EQ(back.codes, values.codes);
+    EXPECT_EQ(back.capture, values.capture);
+    const std::uint64_t first = (std::uint64_t{63} << 20) + 64 * 100, count = (std::uint64_t{3} << 19) + 64 * 7;
+    SolvedValues into(m, per_side, first, count);
+    read_packed_range(dir.path(), 0x99, into);
+    EXPECT_TRUE(std::equal(into.codes.begin(), into.codes.end(),
+                           values.codes.begin() + static_cast<std::ptrdiff_t>(first)));
+    for (std::uint64_t g = first; g < first + count; ++g) ASSERT_EQ(into.has_capture(g), values.has_capture(g)) << g;
+}
+
 // A table handed on packed (PackedTable: a material solved a level at a
 // time), its frames spilled to a scratch file (SpilledFrames): the writer
 // reads from it the codes it reads from the values, a frame read back and
