@@ -86,9 +86,8 @@ void write_packed_table(const std::filesystem::path& variant_dir, const PackedTa
     write_frames_file(file, packed_label(table.material, TableKind::dtw, checksum),
                       {table.positions_per_side, table.positions, table.max_code}, frames.frame_bytes(),
                       frames.checksums(), [&](const FrameWriter& write) {
-                          constexpr std::size_t at_once = 64;
-                          for (std::size_t f = 0; f < frames.frames(); f += at_once)
-                              write(frames.read(f, std::min(at_once, frames.frames() - f)).bytes);
+                          for (std::size_t f = 0; f < frames.frames(); f += frames_at_once)
+                              write(frames.read(f, std::min(frames_at_once, frames.frames() - f)).bytes);
                       });
 }
 
@@ -134,21 +133,22 @@ namespace {
 
 // Positions [a, b) of `into` from `read`, the packed form of positions
 // [from, from + n) of its table: the frames that hold them read and unpacked
-// a few at a time, so that the file's bytes never lie whole beside the
-// values (a frame holds 2^20 positions; 64 frames are about a hundredth of
-// the values they unpack into), and copied.
+// into it frames_at_once at a time; a frame cut by a or b is unpacked alone
+// aside, and its part copied.
 void unpack_into(const FramesFileReader& read, std::uint64_t from, std::uint64_t n, SolvedValues& into,
                  std::uint64_t a, std::uint64_t b, const std::filesystem::path& file) {
     constexpr int shift = PackedRange::frame_shift;
-    constexpr std::size_t at_once = 64;
     const std::span<const std::uint64_t> sizes = read.frame_bytes();
     if (sizes.size() != packed_frames(n)) throw std::runtime_error(file.string() + ": frames missing");
     const std::size_t f0 = (a - from) >> shift, f1 = ((b - 1 - from) >> shift) + 1;
-    for (std::size_t g = f0; g < f1; g += at_once) {
-        const std::size_t k = std::min(at_once, f1 - g);
+    const auto starts = [&](std::size_t f) { return from + (std::uint64_t{f} << shift); };
+    for (std::size_t g = f0, k = 0; g < f1; g += k) {
+        // A frame that holds positions on either side of [a, b) is read alone (unpacked aside, then copied).
+        const bool last_cut = b < std::min(starts(f1), from + n);
+        k = a > starts(g) ? 1 : std::min(frames_at_once, f1 - g);
+        if (last_cut && g + k == f1 && k > 1) --k;
         const std::vector<std::byte> bytes = read.read(g, k);
-        const std::uint64_t first = from + (std::uint64_t{g} << shift),
-                            end = std::min(from + (std::uint64_t{g + k} << shift), from + n);
+        const std::uint64_t first = starts(g), end = std::min(starts(g + k), from + n);
         const std::uint64_t lo = std::max(a, first), hi = std::min(b, end);
         if (lo == first && hi == end) {
             unpack_range(bytes, sizes.subspan(g, k), into, first, end - first, file.string());

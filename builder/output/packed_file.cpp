@@ -65,17 +65,6 @@ void write_frames_file(const std::filesystem::path& file, const std::string& lab
                       [&](const FrameWriter& write) { write(frames.bytes); });
 }
 
-void write_frames_file(const std::filesystem::path& file, const std::string& label,
-                       const std::vector<std::uint64_t>& words, std::vector<std::vector<std::byte>> frames) {
-    std::vector<std::uint64_t> sizes(frames.size()), sums(frames.size());
-    tbb::parallel_for(std::size_t{0}, frames.size(), [&](std::size_t f) {
-        sizes[f] = frames[f].size();
-        sums[f] = checksum(frames[f]);
-    });
-    write_frames_file(file, label, words, sizes, sums,
-                      [&](const FrameWriter& write) { hand_over_frames(frames, write); });
-}
-
 namespace {
 
 // The header: magic, the label's length and bytes, the number of words and
@@ -118,14 +107,14 @@ void write_frames_file(const std::filesystem::path& file, const std::string& lab
 
 void write_frames_file(const std::filesystem::path& file, const std::string& label,
                        const std::vector<std::uint64_t>& words, std::size_t frames, const FramePacker& pack) {
-    constexpr std::size_t at_once = 64;
     std::filesystem::create_directories(file.parent_path());
     ReplacedFile out(file, false);
     std::vector<std::uint64_t> sizes(frames, 0), sums(frames, 0);
     out.write(header_of(label, words, sizes, sums));  // its room: written again once the frames are
-    for (std::size_t g = 0; g < frames; g += at_once) {
-        std::vector<std::vector<std::byte>> packed = pack(g, std::min(at_once, frames - g));
-        if (packed.size() != std::min(at_once, frames - g)) throw std::logic_error("frames packed of another number");
+    for (std::size_t g = 0; g < frames; g += frames_at_once) {
+        const std::size_t k = std::min(frames_at_once, frames - g);
+        std::vector<std::vector<std::byte>> packed = pack(g, k);
+        if (packed.size() != k) throw std::logic_error("frames packed of another number");
         tbb::parallel_for(std::size_t{0}, packed.size(), [&](std::size_t f) {
             sizes[g + f] = packed[f].size();
             sums[g + f] = checksum(packed[f]);
@@ -230,29 +219,39 @@ void write_packed_file(const std::filesystem::path& file, const std::string& lab
     std::vector<std::uint64_t> lengths;
     for (const auto& a : arrays) lengths.push_back(a.size());
     const std::vector<ArrayFrame> at = frames_of(lengths);
-    std::vector<std::vector<std::byte>> frames(at.size());
-    tbb::parallel_for(std::size_t{0}, at.size(), [&](std::size_t f) {
-        frames[f] = zstd_compress(std::as_bytes(arrays[at[f].array].subspan(at[f].first, at[f].count)), level);
+    write_frames_file(file, label, lengths, at.size(), [&](std::size_t first, std::size_t count) {
+        std::vector<std::vector<std::byte>> frames(count);
+        tbb::parallel_for(std::size_t{0}, count, [&](std::size_t i) {
+            const ArrayFrame& f = at[first + i];
+            frames[i] = zstd_compress(std::as_bytes(arrays[f.array].subspan(f.first, f.count)), level);
+        });
+        return frames;
     });
-    write_frames_file(file, label, lengths, std::move(frames));
 }
 
 std::vector<std::vector<std::uint8_t>> read_packed_file(const std::filesystem::path& file, const std::string& label) {
-    const FramesFile read = read_frames_file(file, label);
-    for (const std::uint64_t length : read.words)
+    const FramesFileReader read(file, label);
+    for (const std::uint64_t length : read.words())
         if (length > (std::uint64_t{1} << 48))
             throw std::runtime_error(file.string() + ": not a packed file of byte arrays (" + label + ")");
-    const std::vector<ArrayFrame> at = frames_of(read.words);
-    if (at.size() != read.frames.frame_bytes.size())
+    const std::vector<ArrayFrame> at = frames_of(read.words());
+    if (at.size() != read.frames())
         throw std::runtime_error(file.string() + ": its frames are not those of its arrays (" + label + ")");
-    std::vector<std::vector<std::uint8_t>> arrays(read.words.size());
-    for (std::size_t a = 0; a < arrays.size(); ++a) arrays[a].resize(read.words[a]);
-    const std::vector<std::uint64_t> offsets = offsets_of(read.frames);
+    std::vector<std::vector<std::uint8_t>> arrays(read.words().size());
+    for (std::size_t a = 0; a < arrays.size(); ++a) arrays[a].resize(read.words()[a]);
+    // A few frames at a time, so that the file's bytes never lie whole beside the arrays.
     std::vector<std::string> errors(at.size());
-    tbb::parallel_for(std::size_t{0}, at.size(), [&](std::size_t f) {
-        errors[f] = zstd_decompress(std::span(read.frames.bytes).subspan(offsets[f], read.frames.frame_bytes[f]),
-                                    std::as_writable_bytes(std::span(arrays[at[f].array]).subspan(at[f].first, at[f].count)));
-    });
+    for (std::size_t g = 0; g < at.size(); g += frames_at_once) {
+        const std::size_t k = std::min(frames_at_once, at.size() - g);
+        const std::vector<std::byte> bytes = read.read(g, k);
+        std::vector<std::uint64_t> offsets{0};
+        for (std::size_t i = 0; i < k; ++i) offsets.push_back(offsets.back() + read.frame_bytes()[g + i]);
+        tbb::parallel_for(std::size_t{0}, k, [&](std::size_t i) {
+            const ArrayFrame& f = at[g + i];
+            errors[g + i] = zstd_decompress(std::span(bytes).subspan(offsets[i], read.frame_bytes()[g + i]),
+                                            std::as_writable_bytes(std::span(arrays[f.array]).subspan(f.first, f.count)));
+        });
+    }
     for (const std::string& e : errors)
         if (!e.empty()) throw std::runtime_error(file.string() + ": a frame " + e + " (" + label + ")");
     return arrays;

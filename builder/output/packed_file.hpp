@@ -35,15 +35,16 @@ void write_frames_file(const std::filesystem::path& file, const std::string& lab
                        const std::vector<std::uint64_t>& checksums,
                        const std::function<void(const FrameWriter&)>& copy);
 
-// The same of frames packed one vector each (pack_frames()), each let go
-// of once written (hand_over_frames()).
-void write_frames_file(const std::filesystem::path& file, const std::string& label,
-                       const std::vector<std::uint64_t>& words, std::vector<std::vector<std::byte>> frames);
+// Frames are written and read frames_at_once at a time where their values
+// lie whole in memory, so that the frames of a whole table, or its file's
+// bytes, never lie beside them: 64 frames of a table's 2^20 positions each
+// are about a hundredth of the values they pack.
+inline constexpr std::size_t frames_at_once = 64;
 
-// The same of `frames` frames packed a few at a time as they are written
-// (pack(first, count) gives frames [first, first + count)), each batch let
-// go of before the next is packed: a table's packed form is written without
-// its frames ever lying whole in memory.
+// The same of `frames` frames packed frames_at_once at a time as they are
+// written (pack(first, count) gives frames [first, first + count)), each
+// batch let go of (hand_over_frames()) before the next is packed; the
+// header's room is written first and filled in at the end.
 using FramePacker = std::function<std::vector<std::vector<std::byte>>(std::size_t first, std::size_t count)>;
 void write_frames_file(const std::filesystem::path& file, const std::string& label,
                        const std::vector<std::uint64_t>& words, std::size_t frames, const FramePacker& pack);

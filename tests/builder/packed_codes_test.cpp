@@ -16,6 +16,7 @@
 #include <iterator>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <tbb/parallel_for.h>
@@ -138,8 +139,7 @@ TEST(PackedForms, ATableReadsBackWhatWasWritten) {
 
 // A packed form of more frames than are written or read at once (64, of
 // 2^20 positions each): 65 frames and a bit, written a few frames at a time
-// and read back whole and as a range that starts and ends inside frames,
-// across the frames read at once.
+// and read back whole and as ranges that start and end inside frames.
 TEST(PackedForms, ManyFramesAreWrittenAndReadAFewAtATime) {
     const Material m = Material::parse("KKvK").canonical();
     const std::uint64_t per_side = (std::uint64_t{65} << 19) + 1000;
@@ -155,12 +155,16 @@ TEST(PackedForms, ManyFramesAreWrittenAndReadAFewAtATime) {
     const SolvedValues back = read_packed_table(dir.path(), m, per_side, 0x99);
     EXPECT_EQ(back.codes, values.codes);
     EXPECT_EQ(back.capture, values.capture);
-    const std::uint64_t first = (std::uint64_t{63} << 20) + 64 * 100, count = (std::uint64_t{3} << 19) + 64 * 7;
-    SolvedValues into(m, per_side, first, count);
-    read_packed_range(dir.path(), 0x99, into);
-    EXPECT_TRUE(std::equal(into.codes.begin(), into.codes.end(),
-                           values.codes.begin() + static_cast<std::ptrdiff_t>(first)));
-    for (std::uint64_t g = first; g < first + count; ++g) ASSERT_EQ(into.has_capture(g), values.has_capture(g)) << g;
+    // Ranges that start and end inside frames: two frames cut, side by side;
+    // a frame cut, 63 whole ones, a frame cut.
+    for (const auto& [first, count] : {std::pair{(std::uint64_t{63} << 20) + 64 * 100, (std::uint64_t{3} << 19) + 64 * 7},
+                                       std::pair{std::uint64_t{64} * 100, (std::uint64_t{65} << 20) - 64 * 200}}) {
+        SolvedValues into(m, per_side, first, count);
+        read_packed_range(dir.path(), 0x99, into);
+        EXPECT_TRUE(std::equal(into.codes.begin(), into.codes.end(),
+                               values.codes.begin() + static_cast<std::ptrdiff_t>(first)));
+        for (std::uint64_t g = first; g < first + count; ++g) ASSERT_EQ(into.has_capture(g), values.has_capture(g)) << g;
+    }
 }
 
 // A table handed on packed (PackedTable: a material solved a level at a
@@ -302,7 +306,8 @@ TEST(PackedForms, ATeamsPartsMakeTheTable) {
 
 TEST(PackedForms, ByteArraysAndWhatIsKept) {
     const test::TemporaryDirectory dir("packed-forms");
-    std::vector<std::uint8_t> codes((std::size_t{1} << 21) + 5), road(300);
+    // 65 frames of 2^20 bytes and one of 5: more than are written and read at once.
+    std::vector<std::uint8_t> codes((std::size_t{65} << 20) + 5), road(300);
     std::mt19937_64 random(3);
     for (auto& c : codes) c = static_cast<std::uint8_t>(random() % 4 == 0 ? random() : 7);
     for (auto& c : road) c = static_cast<std::uint8_t>(random());
