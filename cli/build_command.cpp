@@ -14,6 +14,7 @@
 
 #include "builder/driver/build.hpp"
 #include "builder/mpi/distributed_build.hpp"
+#include "builder/system/process.hpp"
 #include "cli/commands.hpp"
 
 namespace dtb::cli {
@@ -100,6 +101,7 @@ std::uint64_t parse_memory(const std::string& text) {
 }
 
 void run_build(const BuildCommandOptions& c) {
+    map_large_blocks();
     BuildOptions o;
     o.variant = c.variant;
     o.dir = c.dir;

@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <mutex>
 
 namespace dtb {
@@ -35,6 +36,12 @@ void return_free_memory() {
     static std::mutex one_at_a_time;
     const std::lock_guard lock(one_at_a_time);
     malloc_trim(0);
+#endif
+}
+
+void map_large_blocks() {
+#ifdef __GLIBC__
+    if (std::getenv("MALLOC_MMAP_THRESHOLD_") == nullptr) mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 #endif
 }
 

@@ -26,5 +26,13 @@ double cpu_seconds();
 // each level of a material starts (MaterialSolver, in every kind of build)
 // and once a material is done.
 void return_free_memory();
+// Blocks of 128 KiB and more taken from the system and handed back each on
+// its own (glibc's M_MMAP_THRESHOLD fixed at 128 KiB), unless the user set
+// MALLOC_MMAP_THRESHOLD_. glibc otherwise raises that threshold to the size
+// of each such block freed, up to 32 MiB, and keeps the freed blocks below
+// it in its heaps, where malloc_trim cannot always hand them back: a
+// build's frames, buffers and levels are of those sizes (docs/design.md,
+// Solver, "Memory"). Called once, as `dtb build` starts.
+void map_large_blocks();
 
 }  // namespace dtb
