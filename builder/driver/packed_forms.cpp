@@ -86,8 +86,9 @@ void write_packed_table(const std::filesystem::path& variant_dir, const PackedTa
     write_frames_file(file, packed_label(table.material, TableKind::dtw, checksum),
                       {table.positions_per_side, table.positions, table.max_code}, frames.frame_bytes(),
                       frames.checksums(), [&](const FrameWriter& write) {
-                          for (std::size_t f = 0; f < frames.frames(); f += frames_at_once)
-                              write(frames.read(f, std::min(frames_at_once, frames.frames() - f)).bytes);
+                          in_batches(frames.frames(), [&](std::size_t first, std::size_t count) {
+                              write(frames.read(first, count).bytes);
+                          });
                       });
 }
 

@@ -111,16 +111,15 @@ void write_frames_file(const std::filesystem::path& file, const std::string& lab
     ReplacedFile out(file, false);
     std::vector<std::uint64_t> sizes(frames, 0), sums(frames, 0);
     out.write(header_of(label, words, sizes, sums));  // its room: written again once the frames are
-    for (std::size_t g = 0; g < frames; g += frames_at_once) {
-        const std::size_t k = std::min(frames_at_once, frames - g);
+    in_batches(frames, [&](std::size_t g, std::size_t k) {
         std::vector<std::vector<std::byte>> packed = pack(g, k);
         if (packed.size() != k) throw std::logic_error("frames packed of another number");
-        tbb::parallel_for(std::size_t{0}, packed.size(), [&](std::size_t f) {
+        tbb::parallel_for(std::size_t{0}, k, [&](std::size_t f) {
             sizes[g + f] = packed[f].size();
             sums[g + f] = checksum(packed[f]);
         });
         hand_over_frames(packed, [&](std::span<const std::byte> bytes) { out.write(bytes); });
-    }
+    });
     out.seek(0);
     out.write(header_of(label, words, sizes, sums));
     out.commit();
@@ -241,8 +240,7 @@ std::vector<std::vector<std::uint8_t>> read_packed_file(const std::filesystem::p
     for (std::size_t a = 0; a < arrays.size(); ++a) arrays[a].resize(read.words()[a]);
     // A few frames at a time, so that the file's bytes never lie whole beside the arrays.
     std::vector<std::string> errors(at.size());
-    for (std::size_t g = 0; g < at.size(); g += frames_at_once) {
-        const std::size_t k = std::min(frames_at_once, at.size() - g);
+    in_batches(at.size(), [&](std::size_t g, std::size_t k) {
         const std::vector<std::byte> bytes = read.read(g, k);
         std::vector<std::uint64_t> offsets{0};
         for (std::size_t i = 0; i < k; ++i) offsets.push_back(offsets.back() + read.frame_bytes()[g + i]);
@@ -251,7 +249,7 @@ std::vector<std::vector<std::uint8_t>> read_packed_file(const std::filesystem::p
             errors[g + i] = zstd_decompress(std::span(bytes).subspan(offsets[i], read.frame_bytes()[g + i]),
                                             std::as_writable_bytes(std::span(arrays[f.array]).subspan(f.first, f.count)));
         });
-    }
+    });
     for (const std::string& e : errors)
         if (!e.empty()) throw std::runtime_error(file.string() + ": a frame " + e + " (" + label + ")");
     return arrays;

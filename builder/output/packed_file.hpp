@@ -9,6 +9,7 @@
 // not at all.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -40,6 +41,12 @@ void write_frames_file(const std::filesystem::path& file, const std::string& lab
 // bytes, never lie beside them: 64 frames of a table's 2^20 positions each
 // are about a hundredth of the values they pack.
 inline constexpr std::size_t frames_at_once = 64;
+// Calls batch(first, count) on frames [0, frames) in order, frames_at_once at a time.
+template <class Batch>
+void in_batches(std::size_t frames, Batch&& batch) {
+    for (std::size_t first = 0; first < frames; first += frames_at_once)
+        batch(first, std::min(frames_at_once, frames - first));
+}
 
 // The same of `frames` frames packed frames_at_once at a time as they are
 // written (pack(first, count) gives frames [first, first + count)), each
