@@ -238,8 +238,8 @@ private:
     void solve_level(const PotentialLevels<N>& levels, const typename PotentialLevels<N>::Level& level,
                      LevelValues<V>& values) {
         const PairQueue<V> queue(space_);
-        const std::vector<Pair> pairs = space_.pairs_of(levels, level);
         if (2 * space_.side(0).king_placements() >= options_.big_pair_positions) {
+            const std::vector<Pair> pairs = space_.pairs_of(levels, level);
             const std::size_t lanes = std::min<std::size_t>(pairs.size(), pairs_at_once_);
             if (scratches_.size() < lanes) scratches_.resize(lanes);
             // Whole rounds of a pair a thread, side by side; the pairs left
@@ -257,21 +257,18 @@ private:
             return;
         }
         tbb::enumerable_thread_specific<PairScratch> scratches;
-        work_profile::Step step(work_profile::Kind::pairs, pairs.size());
-        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pairs.size(), 1),
-                          [&](const tbb::blocked_range<std::size_t>& r) {
-                              PairScratch& scratch = scratches.local();
-                              DirectSource<V> source(*successors_, values.above());
-                              std::uint64_t positions = 0;
-                              for (std::size_t i = r.begin(); i != r.end(); ++i) {
-                                  const auto piece = step.piece();
-                                  const Layout layout = layout_in(values, pairs[i]);
-                                  const auto count = static_cast<std::uint32_t>(space_.pair_positions(pairs[i]));
-                                  max_code_.note(queue.solve_alone(values.current(), layout, count, scratch, source));
-                                  positions += count;
-                              }
-                              report(positions);  // once per chunk: pairs can be 2 positions
-                          });
+        space_.for_each_slice_of_pairs(levels, level, work_profile::Kind::pairs, [&](const std::vector<Pair>& pairs) {
+            PairScratch& scratch = scratches.local();
+            DirectSource<V> source(*successors_, values.above());
+            std::uint64_t positions = 0;
+            for (const Pair& pair : pairs) {
+                const Layout layout = layout_in(values, pair);
+                const auto count = static_cast<std::uint32_t>(space_.pair_positions(pair));
+                max_code_.note(queue.solve_alone(values.current(), layout, count, scratch, source));
+                positions += count;
+            }
+            report(positions);  // once per slice: pairs can be 2 positions
+        });
     }
 
     PairSpace<V> space_;

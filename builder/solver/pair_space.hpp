@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
 #include "builder/system/work_profile.hpp"
@@ -68,9 +69,9 @@ public:
     }
 
     // Every pair of `level` (pairs_of(levels, level.potential)), listed with
-    // all threads in slices of its men configurations: a level of a material
-    // of men alone has a pair for every two positions, and listing them on
-    // one thread held up the level's solving.
+    // all threads in slices of its men configurations: the big pairs a
+    // level solves a few at a time (small ones go by slices instead:
+    // for_each_slice_of_pairs()).
     std::vector<Pair> pairs_of(const PotentialLevels<N>& levels, const typename PotentialLevels<N>::Level& level) const {
         constexpr std::uint64_t slice = std::uint64_t{1} << 12;
         const std::uint64_t slices = (level.men_configurations + slice - 1) / slice;
@@ -87,6 +88,30 @@ public:
         pairs.reserve(total);
         for (const auto& part : parts) pairs.insert(pairs.end(), part.begin(), part.end());
         return pairs;
+    }
+
+    // Calls solve(pairs) on the pairs of every slice of `level`'s men
+    // configurations (pairs_of(levels, level.potential, first, count)), the
+    // slices in parallel, each listed on the thread that solves it: a
+    // level's small pairs without all of them listed first, which for a
+    // material of men alone (a pair for every two positions, 24 bytes each)
+    // took as much memory as their values, and twice that while the slices
+    // were joined. A slice holds about 2^17 positions (4,096 pairs at
+    // most), and is a unit of the profile's `kind`.
+    template <class Solve>
+    void for_each_slice_of_pairs(const PotentialLevels<N>& levels, const typename PotentialLevels<N>::Level& level,
+                                 work_profile::Kind kind, Solve&& solve) const {
+        const std::uint64_t slice =
+            std::clamp<std::uint64_t>((std::uint64_t{1} << 17) / (2 * king_placements()), 1, std::uint64_t{1} << 12);
+        const std::uint64_t slices = (level.men_configurations + slice - 1) / slice;
+        work_profile::Step step(kind, slices);
+        tbb::parallel_for(tbb::blocked_range<std::uint64_t>(0, slices, 1),
+                          [&](const tbb::blocked_range<std::uint64_t>& r) {
+                              for (std::uint64_t s = r.begin(); s != r.end(); ++s) {
+                                  const auto piece = step.piece();
+                                  solve(pairs_of(levels, level.potential, s * slice, slice));
+                              }
+                          });
     }
 
     std::uint64_t pair_positions(const Pair& pair) const noexcept {

@@ -106,15 +106,22 @@ private:
         tbb::enumerable_thread_specific<PairScratch> scratches;
         for (const auto& level : levels.levels()) {
             work_profile::Scope::set_level(static_cast<int>(&level - levels.levels().data()));
-            const auto pairs = space_.pairs_of(levels, level);
+            if (2 * space_.side(0).king_placements() < options_.big_pair_positions) {
+                space_.for_each_slice_of_pairs(levels, level, work_profile::Kind::rule_pairs,
+                                               [&](const std::vector<typename PairSpace<V>::Pair>& pairs) {
+                                                   PairScratch& scratch = scratches.local();
+                                                   for (const auto& pair : pairs)
+                                                       solve_pair<false>(codes, limit, road, space_.layout_of(pair),
+                                                                         space_.pair_positions(pair), scratch);
+                                               });
+                continue;
+            }
             // Big pairs in whole rounds of a pair a thread, the rest side by
             // side with the threads shared out among them inside.
-            std::size_t alone = pairs.size();
-            if (2 * space_.side(0).king_placements() >= options_.big_pair_positions) {
-                const std::uint64_t round =
-                    options_.big_pairs_alone_from ? options_.big_pairs_alone_from : solver_threads();
-                alone = pairs.size() / round * round;
-            }
+            const auto pairs = space_.pairs_of(levels, level);
+            const std::uint64_t round =
+                options_.big_pairs_alone_from ? options_.big_pairs_alone_from : solver_threads();
+            const std::size_t alone = pairs.size() / round * round;
             if (alone > 0) {
                 work_profile::Step step(work_profile::Kind::rule_pairs, alone);
                 tbb::parallel_for(tbb::blocked_range<std::size_t>(0, alone, 1),

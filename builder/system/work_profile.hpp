@@ -24,8 +24,8 @@
 namespace dtb::work_profile {
 
 enum class Kind : std::uint8_t {
-    list_pairs,   // a level's pairs listed (a unit a slice of 4,096 men configurations)
-    pairs,        // the small pairs of a level, a unit a pair, one thread each
+    list_pairs,   // a level's big pairs listed (a unit a slice of 4,096 men configurations)
+    pairs,        // the small pairs of a level, a unit a slice of them (about 2^17 positions), one thread each
     set_up,       // a big pair's positions set up (units of 1024)
     bucket,       // one distance of a big pair's bucket queue (units of 1024 entries)
     finish,       // a big pair's codes moved to the table's order (a unit a tile)
@@ -35,7 +35,7 @@ enum class Kind : std::uint8_t {
     compress,     // table blocks compressed (a unit a block)
     pack,         // a kept table packed or unpacked (a unit a frame)
     read_back,    // a table read back from its file (a unit a block)
-    rule_pairs,   // the rule solver's pairs of a level, one thread each
+    rule_pairs,   // the rule solver's pairs of a level, one thread each (a unit a slice of small pairs, or a big pair)
     rule_set_up,  // a big pair of the rule solver set up
     rule_bucket,  // one distance of the rule solver's big pair
 };

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <mutex>
+#include <utility>
 #include <random>
 #include <vector>
 
@@ -14,6 +16,7 @@
 #include "draughts/variant.hpp"
 #include "probe/combination.hpp"
 #include "probe/potential.hpp"
+#include "probe/table_format.hpp"
 
 namespace dtb {
 namespace {
@@ -164,6 +167,55 @@ TEST(PairSpace, TilesMapBlockOrderOntoTheTable) {
     check_tiles<draughts::Canadian>("KKKvM");  // a half without White's kings, one without Black's
     check_tiles<draughts::American>("KKKvK");
     check_tiles<draughts::International>("KKvKM");
+}
+
+// The pairs of every level, listed a slice at a time as the solvers take
+// them (for_each_slice_of_pairs): every men configuration of each side in
+// exactly one pair of its level, the same pairs as listed whole, and the
+// positions of all the pairs those of the table.
+template <class V>
+void check_slices_of_pairs(const char* name) {
+    const Material material = Material::parse(name);
+    const PairSpace<V> space(material);
+    const PotentialLevels<V::board_size> levels(material);
+    const bool symmetric = material.mirrored() == material;
+    using Pair = typename PairSpace<V>::Pair;
+    std::vector<std::vector<int>> seen(2, std::vector<int>(space.side(0).men_configurations()));
+    std::uint64_t positions = 0;
+    for (const auto& level : levels.levels()) {
+        std::mutex mutex;
+        std::vector<Pair> sliced;
+        space.for_each_slice_of_pairs(levels, level, work_profile::Kind::pairs, [&](const std::vector<Pair>& pairs) {
+            const std::lock_guard lock(mutex);
+            sliced.insert(sliced.end(), pairs.begin(), pairs.end());
+        });
+        std::vector<Pair> whole = space.pairs_of(levels, level.potential);
+        const auto key = [](const Pair& p) { return std::pair{p.men[0], p.men[1]}; };
+        const auto by_key = [&](const Pair& a, const Pair& b) { return key(a) < key(b); };
+        std::sort(sliced.begin(), sliced.end(), by_key);
+        std::sort(whole.begin(), whole.end(), by_key);
+        ASSERT_EQ(sliced.size(), whole.size()) << name << " level " << level.potential;
+        for (std::size_t i = 0; i < whole.size(); ++i) {
+            EXPECT_EQ(key(sliced[i]), key(whole[i]));
+            EXPECT_EQ(sliced[i].alone, whole[i].alone);
+        }
+        for (const Pair& p : sliced) {
+            positions += space.pair_positions(p);
+            ++seen[0][p.men[0]];
+            if (!p.alone) ++seen[symmetric ? 0 : 1][p.men[1]];
+        }
+    }
+    for (int side = 0; side < (symmetric ? 1 : 2); ++side)
+        for (std::size_t c = 0; c < seen[side].size(); ++c)
+            ASSERT_EQ(seen[side][c], 1) << name << ": configuration " << c << " of side " << side;
+    EXPECT_EQ(positions, static_cast<std::uint64_t>(sides_of(material)) * space.side(0).size()) << name;
+}
+
+TEST(PairSpace, SlicesOfALevelHoldEachConfigurationOnce) {
+    check_slices_of_pairs<draughts::Brazilian>("MMMvMM");   // men alone: a pair for every two positions
+    check_slices_of_pairs<draughts::Brazilian>("MMvMM");    // symmetric
+    check_slices_of_pairs<draughts::Brazilian>("KMMvKM");   // kings and men
+    check_slices_of_pairs<draughts::Canadian>("KMvMM");
 }
 
 }  // namespace
