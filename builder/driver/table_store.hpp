@@ -159,7 +159,11 @@ private:
                                                        const Elsewhere& elsewhere) {
         const Loading loading(*this, {s, TableKind::dtw});
         if (auto values = kept_.find_whole(s, &reads)) return values;
-        if (!kept_.make_room(SolvedValues::bytes_for(table_positions<N>(s)), &reads)) return nullptr;
+        const std::uint64_t bytes = SolvedValues::bytes_for(table_positions<N>(s));
+        if (!kept_.make_room(bytes, &reads)) return nullptr;
+        // Counted while it is read, until keep() counts what it keeps.
+        kept_.hold(bytes);
+        std::optional<KeptTables::Held> reading(std::in_place, kept_, bytes, KeptTables::Held::adopt);
         std::shared_ptr<const SolvedValues> values = elsewhere ? elsewhere(s) : nullptr;
         if (!values) values = read_packed_whole(s);
         if (!values) {
@@ -179,6 +183,7 @@ private:
                 note_(fmt::format("{:<10} read back from its file, capture positions solved again: {:.1f} s", s.name(),
                                   seconds_since(start)));
         }
+        reading.reset();
         kept_.keep(values);
         return values;
     }
