@@ -144,6 +144,9 @@ public:
         if (keep_alive_) arena_.enqueue(std::move(keep_alive_));
     }
 
+    // What the store counts as held now: kept values and working sets.
+    std::uint64_t held() { return kept().bytes(); }
+
     // What it kept, packed, read and wrote, into `report`.
     void count(BuildReport& report) {
         const KeptTables::Counts kept = this->kept().counts();
@@ -285,6 +288,7 @@ BuildReport build_tables_of(const BuildOptions& options) {
         build_detail::refuse_little_memory<V>(options, coordinator.plan());
     build_detail::LocalWorker<V> worker(options, coordinator.plan(), coordinator.progress(),
                                         options.memory_bytes ? options.memory_bytes : default_memory_bytes());
+    const work_profile::HeldCount held([&worker] { return worker.held(); });
     std::exception_ptr failed;
     std::thread coordinating([&] {
         try {

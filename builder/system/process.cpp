@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <fstream>
+#include <string>
 #include <mutex>
 
 namespace dtb {
@@ -26,6 +28,23 @@ double cpu_seconds() {
     getrusage(RUSAGE_SELF, &usage);
     auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; };
     return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+MemoryNow memory_now() {
+    MemoryNow now;
+    std::ifstream status("/proc/self/status");
+    std::string key;
+    std::uint64_t kib = 0;
+    while (status >> key) {
+        if (key == "RssAnon:" && status >> kib) now.resident_anonymous = kib << 10;
+        if (key == "RssFile:" && status >> kib) now.resident_file = kib << 10;
+    }
+#ifdef __GLIBC__
+    const struct mallinfo2 heaps = mallinfo2();
+    now.heap_allocated = heaps.uordblks + heaps.hblkhd;  // in the heaps' arenas, and mapped on their own
+    now.heap_free = heaps.fordblks;
+#endif
+    return now;
 }
 
 void return_free_memory() {

@@ -1,6 +1,6 @@
-// The process as the system sees it: the machine's memory, the peak
-// resident memory and processor time so far, memory handed back, and the
-// clock the drivers time their work with. Nothing of the build.
+// The process as the system sees it: the machine's memory, the peak and
+// present resident memory and processor time so far, memory handed back,
+// and the clock the drivers time their work with. Nothing of the build.
 #pragma once
 
 #include <chrono>
@@ -19,6 +19,15 @@ inline double seconds_since(Clock::time_point start) {
 std::uint64_t physical_memory();
 std::uint64_t peak_resident_bytes();
 double cpu_seconds();
+
+// The process's memory now, in bytes: resident, of its own (anonymous) and
+// of files it maps (its code, and tables the probe library maps); and of
+// glibc's heaps (zero elsewhere), what is allocated and what they hold free.
+struct MemoryNow {
+    std::uint64_t resident_anonymous = 0, resident_file = 0;
+    std::uint64_t heap_allocated = 0, heap_free = 0;
+};
+MemoryNow memory_now();
 // Hands back to the system the memory the allocator holds free. glibc keeps
 // what its heaps freed for later use; over a build of many tables, each
 // solved, packed, unpacked, read back and released, that grew to gigabytes

@@ -1,6 +1,8 @@
 #include "builder/system/work_profile.hpp"
 
 #include <algorithm>
+#include <array>
+#include <condition_variable>
 #include <fstream>
 #include <mutex>
 #include <stdexcept>
@@ -31,6 +33,16 @@ struct MaterialRecord {
 
 std::mutex records_mutex;
 std::vector<MaterialRecord> records;
+// Each sample: seconds since the build started, and the bytes held by the
+// count, resident anonymous and of files, allocated in glibc's heaps and
+// free there (memory_fields).
+struct MemorySample {
+    double seconds;
+    std::array<std::uint64_t, 5> bytes;
+};
+std::vector<MemorySample> memory_samples;
+constexpr std::array memory_fields{"seconds",      "held",           "resident_anonymous",
+                                   "resident_file", "heap_allocated", "heap_free"};
 Clock::time_point build_start;
 std::filesystem::path profile_file;
 
@@ -140,6 +152,25 @@ void Step::add(Clock::duration d, std::uint64_t units) noexcept {
     }
 }
 
+HeldCount::HeldCount(std::function<std::uint64_t()> held) : held_(std::move(held)) {
+    if (!enabled()) return;
+    sampler_ = std::jthread([this](std::stop_token stop) {
+        std::mutex mutex;
+        std::condition_variable_any wake;
+        for (std::unique_lock lock(mutex); !stop.stop_requested();
+             wake.wait_for(lock, stop, std::chrono::milliseconds(250), [] { return false; })) {
+            const double seconds = std::chrono::duration<double>(Clock::now() - build_start).count();
+            const std::uint64_t counted = held_();
+            const MemoryNow now = memory_now();
+            const std::lock_guard records_lock(records_mutex);
+            memory_samples.push_back(
+                {seconds, {counted, now.resident_anonymous, now.resident_file, now.heap_allocated, now.heap_free}});
+        }
+    });
+}
+
+HeldCount::~HeldCount() = default;  // the jthread asks its sampler to stop and joins it
+
 void write(double wall_seconds, int threads, const std::string& build) {
     const std::filesystem::path& file = profile_file;
     nlohmann::json j;
@@ -165,6 +196,14 @@ void write(double wall_seconds, int threads, const std::string& build) {
                              {"wall_ns", r.wall_ns},
                              {"serial_after_ns", r.serial_after_ns},
                              {"steps", std::move(steps)}});
+    }
+    j["memory_fields"] = memory_fields;
+    nlohmann::json& memory = j["memory"];
+    memory = nlohmann::json::array();
+    for (const MemorySample& m : memory_samples) {
+        nlohmann::json sample = nlohmann::json::array({m.seconds});
+        for (const std::uint64_t b : m.bytes) sample.push_back(b);
+        memory.push_back(std::move(sample));
     }
     std::ofstream out(file);
     out << j.dump() << '\n';

@@ -9,6 +9,10 @@
 // reads the file and gives each material's work and span, and what the
 // parallel structure alone allows on any number of threads.
 //
+// The profile also samples the process's memory every quarter second
+// beside what the build counts as held (HeldCount): what lies beyond the
+// count, and when (docs/design.md, Solver, "Memory").
+//
 // Off (the default), a step costs one test of a flag; a piece, the same.
 // Steps record only on a thread inside a material's Scope: the team's
 // solver, which shares the parallel code, records nothing.
@@ -18,7 +22,9 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace dtb::work_profile {
@@ -156,7 +162,23 @@ private:
     std::uint64_t steps_ = 0;
 };
 
-// Writes what the scopes recorded, with the process's processor time, the
+// While it lives and the profile records, the process's memory
+// (memory_now()) is sampled every quarter second on a thread of its own,
+// with `held` (what the build counts as held: its kept values and the
+// working sets of the jobs in work), called on that thread.
+class HeldCount {
+public:
+    explicit HeldCount(std::function<std::uint64_t()> held);
+    ~HeldCount();
+    HeldCount(const HeldCount&) = delete;
+    HeldCount& operator=(const HeldCount&) = delete;
+
+private:
+    std::function<std::uint64_t()> held_;
+    std::jthread sampler_;
+};
+
+// Writes what the scopes recorded and the memory sampled, with the process's processor time, the
 // build's wall time, its threads and `build` (its options), as JSON
 // (bench/studies/thread_model reads it).
 void write(double wall_seconds, int threads, const std::string& build);
