@@ -162,8 +162,7 @@ private:
         const std::uint64_t bytes = SolvedValues::bytes_for(table_positions<N>(s));
         if (!kept_.make_room(bytes, &reads)) return nullptr;
         // Counted while it is read, until keep() counts what it keeps.
-        kept_.hold(bytes);
-        std::optional<KeptTables::Held> reading(std::in_place, kept_, bytes, KeptTables::Held::adopt);
+        std::optional<KeptTables::Held> reading(std::in_place, kept_, bytes, &reads);
         std::shared_ptr<const SolvedValues> values = elsewhere ? elsewhere(s) : nullptr;
         if (!values) values = read_packed_whole(s);
         if (!values) {
