@@ -62,7 +62,7 @@ int study(int pieces, const std::filesystem::path& dir, bool literal, const std:
         std::shared_ptr<RuleValues> values;
         try {
             if (blocked) throw RulesRefused(c.name() + ": leads to a material the rules refuse");
-            values = std::make_shared<RuleValues>(RuleSolver<V>(c, held, literal).solve());
+            values = std::make_shared<RuleValues>(std::get<RuleValues>(RuleSolver<V>(c, held, literal).solve()));
         } catch (const RulesRefused& e) {
             refused.insert(c);
             std::printf("%s refused: %s\n", c.name().c_str(), e.what());

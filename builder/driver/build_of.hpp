@@ -51,7 +51,7 @@ namespace build_detail {
 //
 // The budget (--memory, default a third of the machine) covers what the
 // build holds: the working sets of the jobs in work
-// (MaterialSolver::working_bytes, rule_working_bytes) and the solved values
+// (MaterialSolver::working_bytes, rule_working_set) and the solved values
 // kept for the jobs still to run, both in the store a rank of a distributed
 // build keeps them in (TableStore, KeptTables), which counts here the jobs
 // left that read each. Values that later jobs read are also written packed
@@ -85,9 +85,9 @@ public:
 
     // The bytes a job of material m holds while it runs: a plain job one big
     // pair a thread at once, or fewer where that would not fit the budget
-    // (at least one); a rule job rule_working_bytes().
+    // (at least one); a rule job whole or by levels (rule_working_set()).
     std::uint64_t working_bytes(const Material& m, bool rules) {
-        return rules ? rule_working_bytes<V>(m, table_positions<V::board_size>(m)) : executor_.working_set(m).bytes;
+        return executor_.working_set(m, rules).bytes;
     }
 
     // Whether the jobs in work and one more, of `bytes` in all, fit once the
@@ -200,7 +200,8 @@ private:
             ManifestEntry entry;
             if (a.rules) {
                 entry.material = m;
-                entry.rules = executor_.solve_rules(p, {a.pack, false, {}, solved});
+                entry.rules = executor_.solve_rules(
+                    p, {a.pack, false, {{}, {}, [&](const std::string& line) { progress_.note(line); }, {}}, solved});
             } else {
                 std::vector<std::string> waits_for;
                 for (const Material& w : p.waits_for) waits_for.push_back(w.name());

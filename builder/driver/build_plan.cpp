@@ -102,13 +102,6 @@ BuildPlan::BuildPlan(const BuildOptions& o, int board_size, const RuleTerms& rul
         };
         for (PlannedMaterial& p : materials_)
             if (p.build) p.waits_for = waits(p, [](const PlannedMaterial& q) { return q.build; });
-        // A killed build's checkpoints: kept for the materials this run
-        // builds (they resume from them), the others' removed.
-        std::set<std::string> resumable;
-        for (const PlannedMaterial& p : materials_)
-            if (p.build) resumable.insert(p.material.name());
-        for (const auto& entry : std::filesystem::directory_iterator(levels_directory(variant_dir_), error))
-            if (!resumable.contains(entry.path().filename().string())) std::filesystem::remove_all(entry.path());
         if (o.rules) {
             if (!rules) throw std::logic_error("a build with --rules needs the draw rules' terms");
             for (PlannedMaterial& p : materials_) {
@@ -129,6 +122,15 @@ BuildPlan::BuildPlan(const BuildOptions& o, int board_size, const RuleTerms& rul
             for (PlannedMaterial& p : materials_)
                 if (p.build_rules) p.rules_wait_for = waits(p, [](const PlannedMaterial& q) { return q.build_rules; });
         }
+        // A killed build's checkpoints: kept for the tables this run builds
+        // (they resume from them), the others' removed.
+        std::set<std::string> resumable;
+        for (const PlannedMaterial& p : materials_) {
+            if (p.build) resumable.insert(levels_folder_name(p.material, TableKind::dtw));
+            if (p.build_rules) resumable.insert(levels_folder_name(p.material, TableKind::rul));
+        }
+        for (const auto& entry : std::filesystem::directory_iterator(levels_directory(variant_dir_), error))
+            if (!resumable.contains(entry.path().filename().string())) std::filesystem::remove_all(entry.path());
 
         std::map<std::pair<Material, BuildJob::Kind>, int> job_of;
         const auto job_indices = [&](const std::vector<Material>& materials, BuildJob::Kind kind) {

@@ -51,9 +51,10 @@ public:
     KeptTables& kept() noexcept { return store_.kept(); }
 
     // What a plain job of material m holds while it runs on this process's
-    // threads (plain_working_set()).
-    WorkingSet working_set(const Material& m) {
-        return plain_working_set<V>(m, solver_threads(), kept().budget(), o_.solver);
+    // threads (plain_working_set()), or its rule job (rule_working_set()).
+    WorkingSet working_set(const Material& m, bool rules = false) {
+        return rules ? rule_working_set<V>(m, kept().budget(), o_.solver)
+                     : plain_working_set<V>(m, solver_threads(), kept().budget(), o_.solver);
     }
 
     // How a job runs.
@@ -76,7 +77,7 @@ public:
         const KeptTables::Reads reads{leads_to, TableKind::dtw};
         const WorkingSet w = working_set(m);
         SolverOptions options = w.options;
-        options.level_folder = levels_directory(variant_dir()) / m.name();  // used only by levels
+        options.level_folder = levels_folder(variant_dir(), m, TableKind::dtw);  // used only by levels
         SolvedMaterial solved;
         std::optional<KeptTables::Held> held;  // the working set, then what the solved values take
         {
@@ -91,24 +92,29 @@ public:
         const ManifestEntry entry =
             std::visit([&](auto& values) { return write_and_keep(m, job, values, held); }, solved);
         solved = {};
-        remove_levels(variant_dir(), m);
+        remove_levels(variant_dir(), m, TableKind::dtw);
         return entry;
     }
 
     // p's rule values solved, reading those its moves lead to from the
-    // store (else through their .rul files), and its .rul written: its record.
+    // store (else through their .rul files), whole or by levels
+    // (rule_working_set()), and its .rul written: its record.
     RuleEntry solve_rules(const PlannedMaterial& p, const Job& job) {
         const KeptTables::Reads reads{p.successors, TableKind::rul};
         std::vector<std::shared_ptr<const RuleValues>> held;
         for (const Material& s : p.successors)
             if (auto values = store_.rules(s, reads)) held.push_back(std::move(values));
-        const std::uint64_t working_bytes = rule_working_bytes<V>(p.material, p.positions);
+        const WorkingSet w = working_set(p.material, true);
+        SolverOptions options = w.options;
+        options.level_folder = levels_folder(variant_dir(), p.material, TableKind::rul);  // used only by levels
         std::optional<KeptTables::Held> working;  // the working set, then what the solved values take
-        if (job.hold) working.emplace(kept(), working_bytes, &reads);
-        SolvedRules solved = solve_rule_job<V>(o_, variant_dir(), p, held, &kept());
+        if (job.hold) working.emplace(kept(), w.bytes, &reads);
+        SolvedRules solved = solve_rule_job<V>(o_, variant_dir(), p, held, options, job.progress, &kept());
         held.clear();
-        solved_values_held(working, solved.values->bytes(), working_bytes, job);
-        if (job.pack) {
+        remove_levels(variant_dir(), p.material, TableKind::rul);
+        solved_values_held(working, solved.values ? solved.values->bytes() : 0, w.bytes, job);
+        // Solved by levels, it is read through its .rul by the jobs that read it.
+        if (job.pack && solved.values) {
             store_.write_packed(p.material.name() + ".rul", [&] {
                 write_packed_rules(variant_dir(), *solved.values, solved.entry.checksum);
                 return std::filesystem::file_size(packed_file(variant_dir(), p.material, TableKind::rul));

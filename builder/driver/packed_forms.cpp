@@ -61,9 +61,17 @@ std::filesystem::path packed_directory(const std::filesystem::path& variant_dir)
 
 std::filesystem::path levels_directory(const std::filesystem::path& variant_dir) { return variant_dir / ".levels"; }
 
-void remove_levels(const std::filesystem::path& variant_dir, const Material& m) {
+std::string levels_folder_name(const Material& m, TableKind kind) {
+    return kind == TableKind::rul ? m.name() + ".rul" : m.name();
+}
+
+std::filesystem::path levels_folder(const std::filesystem::path& variant_dir, const Material& m, TableKind kind) {
+    return levels_directory(variant_dir) / levels_folder_name(m, kind);
+}
+
+void remove_levels(const std::filesystem::path& variant_dir, const Material& m, TableKind kind) {
     std::error_code ignored;
-    std::filesystem::remove_all(levels_directory(variant_dir) / m.name(), ignored);
+    std::filesystem::remove_all(levels_folder(variant_dir, m, kind), ignored);
 }
 
 void remove_empty_levels_directory(const std::filesystem::path& variant_dir) {

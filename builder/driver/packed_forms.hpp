@@ -38,10 +38,14 @@ namespace dtb {
 std::filesystem::path packed_directory(const std::filesystem::path& variant_dir);
 
 // Where materials solved a level at a time spill their levels and tables
-// while they are solved (LevelValues), a folder each: DIR/VARIANT/.levels/M.
+// while they are solved (LevelValues), a folder each:
+// DIR/VARIANT/.levels/M for a plain solve, .levels/M.rul for a rule solve
+// (levels_folder(); the name is levels_folder_name()).
 std::filesystem::path levels_directory(const std::filesystem::path& variant_dir);
-// Removes m's folder there (what cannot be removed costs only disk space).
-void remove_levels(const std::filesystem::path& variant_dir, const Material& m);
+std::string levels_folder_name(const Material& m, TableKind kind);
+std::filesystem::path levels_folder(const std::filesystem::path& variant_dir, const Material& m, TableKind kind);
+// Removes m's folder of `kind` there (what cannot be removed costs only disk space).
+void remove_levels(const std::filesystem::path& variant_dir, const Material& m, TableKind kind);
 // Removes .levels if it is empty: once no job of the build is in work, since
 // a job creating its folder there would find .levels gone under it.
 void remove_empty_levels_directory(const std::filesystem::path& variant_dir);

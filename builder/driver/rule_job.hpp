@@ -15,6 +15,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "builder/driver/build_options.hpp"
@@ -43,26 +44,42 @@ RuleTerms rule_terms(const BuildOptions& o) {
     };
 }
 
-// The bytes material m (of `positions`, both sides to move) holds while its
-// rule values are solved: a byte a position, two with a main road, and a
-// bit a position of capture marks (RuleValues); the pairs' scratch besides.
+// What a rule job of material m holds while it runs under `budget`: its
+// rule values whole (a byte a position, two with a main road, and a bit a
+// position of capture marks: RuleValues; the pairs' scratch besides), or,
+// where whole they do not fit (or `options` say so), a level at a time, as
+// the plain solve of m holds its values (solver_working_bytes() with levels
+// on and one big pair at once), where that is less. A material with a main
+// road is held whole (RuleSolver). Never more than m's plain job at its
+// least: `dtb info`'s working set covers a build with --rules too.
 template <class V>
-std::uint64_t rule_working_bytes(const Material& m, std::uint64_t positions) {
-    return (governing_count<typename V::draw_rules>(m).has_road() ? 2 * positions : positions) + positions / 8;
+WorkingSet rule_working_set(const Material& m, std::uint64_t budget, const SolverOptions& options) {
+    const std::uint64_t positions = table_positions<V::board_size>(m);
+    const bool road = governing_count<typename V::draw_rules>(m).has_road();
+    const WorkingSet whole{1, (road ? 2 * positions : positions) + positions / 8, options};
+    if (road) return whole;
+    WorkingSet levels{1, 0, options};
+    levels.options.levels_from_positions = 0;
+    levels.bytes = solver_working_bytes<V>(m, 1, levels.options);
+    if (positions >= options.levels_from_positions) return {1, levels.bytes, options};
+    return whole.bytes <= budget || levels.bytes >= whole.bytes ? whole : levels;
 }
 
 struct SolvedRules {
-    std::shared_ptr<const RuleValues> values;
-    RuleEntry entry;  // the manifest's record of its .rul
+    std::shared_ptr<const RuleValues> values;  // whole; null when solved by levels (its table packed)
+    RuleEntry entry;                           // the manifest's record of its .rul
 };
 
 // Solves p's rule values with the successors' in `held` read from memory
 // and the others from their .rul files (through a probe of o.dir opened now,
 // which lists the files written so far; its cache counted in `kept`, if
-// given: JobProber), and writes its .rul into `variant_dir`.
+// given: JobProber), `options` (rule_working_set()'s, with a level folder
+// of p's) and `progress` as RuleSolver takes them, and writes its .rul into
+// `variant_dir`.
 template <class V>
 SolvedRules solve_rule_job(const BuildOptions& o, const std::filesystem::path& variant_dir, const PlannedMaterial& p,
-                           const std::vector<std::shared_ptr<const RuleValues>>& held, KeptTables* kept = nullptr) {
+                           const std::vector<std::shared_ptr<const RuleValues>>& held, const SolverOptions& options,
+                           SolveProgress progress, KeptTables* kept = nullptr) {
     using Draw = typename V::draw_rules;
     const Clock::time_point start = Clock::now();
     std::vector<std::string> waits_for;
@@ -77,28 +94,43 @@ SolvedRules solve_rule_job(const BuildOptions& o, const std::filesystem::path& v
     }
     RuleSuccessors<V> successors(files ? &*files : nullptr);
     for (const auto& values : held) successors.add(values);
-    auto values = std::make_shared<const RuleValues>(solve_rules<V>(p.material, successors, o.literal_road, o.solver));
+    SolvedRuleMaterial solved = solve_rules<V>(p.material, successors, o.literal_road, options, std::move(progress));
 
     work_profile::Scope::set_level(-1);
-    const TableSpec spec = table_spec(o, V::board_size, p.material, values->positions_per_side, 0);
-    const WrittenTable written = write_rule_table(variant_dir, spec, rule_record<Draw>(values->count, o.literal_road),
-                                                  rule_file_source(*values));
+    SolvedRules result;
+    ValueCounts counts;
+    GoverningCount count;
+    WrittenTable written;
+    if (auto* whole = std::get_if<RuleValues>(&solved)) {
+        result.values = std::make_shared<const RuleValues>(std::move(*whole));
+        const RuleValues& values = *result.values;
+        count = values.count;
+        counts = count_wdl(values.codes.size(), [&](std::size_t i) { return value_of_rule_code(values.codes[i]); });
+        written = write_rule_table(variant_dir, table_spec(o, V::board_size, p.material, values.positions_per_side, 0),
+                                   rule_record<Draw>(count, o.literal_road), rule_file_source(values));
+    } else {
+        const PackedRules& packed = std::get<PackedRules>(solved);
+        count = packed.count;
+        counts = packed.table.counts;
+        written = write_rule_table(
+            variant_dir, table_spec(o, V::board_size, p.material, packed.table.positions_per_side, 0),
+            rule_record<Draw>(count, o.literal_road), value_source(packed.table, o.block_shift));
+    }
+    solved = {};
     maybe_kill_after_write(p.material.name() + ".rul");
-    RuleEntry r;
+    RuleEntry& r = result.entry;
     r.bytes = written.bytes;
     r.checksum = written.checksum;
     r.profile = std::string(Draw::profile);
-    r.limit = values->count.limit;
-    r.road_limit = values->count.road_limit;
+    r.limit = count.limit;
+    r.road_limit = count.road_limit;
     r.literal_road = o.literal_road;
-    const ValueCounts counts =
-        count_wdl(values->codes.size(), [&](std::size_t i) { return value_of_rule_code(values->codes[i]); });
     r.wins = counts.wins;
     r.draws = counts.draws;
     r.losses = counts.losses;
     r.longest_win = counts.longest;
     r.seconds = seconds_since(start);
-    return {std::move(values), std::move(r)};
+    return result;
 }
 
 // The report of a build's rule tables before any is built: those the plan

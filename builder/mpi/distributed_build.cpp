@@ -124,7 +124,7 @@ public:
                     coordinator->run(workers, slots, Scheduler::Memory{memory, {}},
                                      [&](const BuildJob& job, std::uint64_t least) {
                                          return job.kind == BuildJob::Kind::rule
-                                                    ? rule_working_bytes<V>(job.material, job.positions)
+                                                    ? rule_working_set<V>(job.material, least, o_.solver).bytes
                                                     : plain_working_set<V>(job.material, solver_threads(), least,
                                                                            o_.solver)
                                                           .bytes;

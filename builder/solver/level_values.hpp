@@ -20,6 +20,11 @@
 //
 // A material below SolverOptions::levels_from_positions is held whole from
 // the start instead, its levels solved in place as before.
+//
+// The rule solver (rule_solver.hpp) holds its rule codes (one byte) here in
+// the same two bytes a position: the high byte plane packs to almost
+// nothing, and a rule solve by levels holds what the plain solve of the
+// material holds, so one working set (most_bytes()) covers both.
 #pragma once
 
 #include <algorithm>
@@ -45,9 +50,15 @@
 #include "builder/values/solved_values.hpp"
 #include "builder/values/value_counts.hpp"
 #include "probe/potential.hpp"
+#include "probe/rule_count.hpp"
 #include "probe/table_format.hpp"
+#include "probe/value.hpp"
 
 namespace dtb {
+
+// What a level's codes are: DTW codes (value.hpp) of the plain solver, or
+// rule codes (rule_count.hpp) of the rule solver.
+enum class LevelCodes { dtw, rule };
 
 template <class V>
 class LevelValues {
@@ -63,10 +74,11 @@ public:
     // as they lie (SolverOptions::levels_from_positions).
     // `band_positions`: SolverOptions::level_band_positions; `folder`: where
     // the packed levels and the packed table go (SolverOptions::level_folder,
-    // needed by levels).
+    // needed by levels); `kind`: what the codes are (finish() counts them,
+    // and a checkpoint of one kind is not taken for the other's).
     LevelValues(const PairSpace<V>& space, const PotentialLevels<N>& levels, bool by_levels,
-                std::uint64_t band_positions, const std::filesystem::path& folder)
-        : space_(space), levels_(levels), by_levels_(by_levels), sides_(sides_of(space.material())),
+                std::uint64_t band_positions, const std::filesystem::path& folder, LevelCodes kind = LevelCodes::dtw)
+        : space_(space), levels_(levels), by_levels_(by_levels), kind_(kind), sides_(sides_of(space.material())),
           king_placements_(space.king_placements()),
           configurations_(space.side(0).men_configurations()),
           per_band_(std::max<std::uint64_t>(1, band_positions / king_placements_)),
@@ -207,8 +219,9 @@ public:
             tbb::parallel_for(std::size_t{0}, in.size(), [&](std::size_t i) { put_together(in[i], part); });
             for (const std::size_t b : in)
                 if (band_first(b + 1) <= end) bands_[b] = {};
-            table.counts +=
-                count_wdl(part.codes.size(), [&](std::size_t i) { return value_of_dtw_code(part.codes[i]); });
+            table.counts += count_wdl(part.codes.size(), [&](std::size_t i) {
+                return kind_ == LevelCodes::rule ? value_of_rule_code(part.codes[i]) : value_of_dtw_code(part.codes[i]);
+            });
             frames->append(pack_range(part, w, part.codes.size()));
         }
         above_ = {};
@@ -304,7 +317,8 @@ private:
     // potential, positions, first frame) and the checksum of those words,
     // and whose frames are level l - 1's codes packed. Test hook:
     // DTB_TEST_KILL_AT_LEVEL=MATERIAL:L kills the process once the
-    // checkpoint before level L (counted from 0) is written.
+    // checkpoint before level L (counted from 0) is written (MATERIAL.rul:L
+    // for the rule solve's).
     void checkpoint(int l, std::uint32_t max_code) const {
         std::vector<std::uint64_t> words{static_cast<std::uint64_t>(l), max_code, per_band_,
                                          sides_ * space_.side(0).size()};
@@ -323,7 +337,8 @@ private:
         words.push_back(words_checksum(words));
         write_frames_file(folder_ / "checkpoint.zst", checkpoint_label(), words,
                           pack_range(current_, 0, current_.codes.size()));
-        const std::string kill = space_.material().name() + ":" + std::to_string(l);
+        const std::string kill =
+            space_.material().name() + (kind_ == LevelCodes::rule ? ".rul" : "") + ":" + std::to_string(l);
         if (const char* at = std::getenv("DTB_TEST_KILL_AT_LEVEL"); at && kill == at) std::raise(SIGKILL);
     }
 
@@ -371,7 +386,9 @@ private:
         return static_cast<int>(l);
     }
 
-    std::string checkpoint_label() const { return space_.material().name() + " levels checkpoint"; }
+    std::string checkpoint_label() const {
+        return space_.material().name() + (kind_ == LevelCodes::rule ? " rule" : "") + " levels checkpoint";
+    }
     // The checksum of a checkpoint's words (the frames file checks only its frames).
     static std::uint64_t words_checksum(std::span<const std::uint64_t> words) noexcept {
         return checksum(std::as_bytes(words));
@@ -430,6 +447,7 @@ private:
     const PairSpace<V>& space_;
     const PotentialLevels<N>& levels_;
     bool by_levels_;
+    LevelCodes kind_;
     int sides_;
     std::uint64_t king_placements_;
     Level current_level_{}, above_level_{};

@@ -24,6 +24,14 @@
 // parallel; big ones in whole rounds of a pair a thread, those left over
 // side by side with threads inside each (a material of kings only is one
 // pair).
+//
+// A material is held whole (RuleValues, a byte a position), or, where
+// SolverOptions say so (levels_from_positions), a level at a time as the
+// plain solver holds it (LevelValues: the level solved and the one above
+// as codes, the rest packed and spilled, the table handed on packed, a
+// killed solve resumed from its last level). The codes, one byte, then
+// take the two bytes of a plain code. A material with a main road (three
+// kings against one, one level) is always held whole.
 #pragma once
 
 #include <algorithm>
@@ -39,10 +47,14 @@
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 
+#include "builder/system/process.hpp"
+#include "builder/solver/level_values.hpp"
 #include "builder/solver/pair_space.hpp"
 #include "builder/solver/pair_state.hpp"
 #include "builder/solver/set_up.hpp"
+#include "builder/solver/solve_progress.hpp"
 #include "builder/solver/solver_options.hpp"
+#include "builder/values/packed_codes.hpp"
 #include "builder/values/rule_values.hpp"
 #include "builder/system/work_profile.hpp"
 #include "draughts/movegen.hpp"
@@ -70,16 +82,28 @@ public:
     // The pairs of a level are solved in parallel, one a thread; big ones
     // (SolverOptions) so in whole rounds of a pair a thread, those left
     // over side by side with threads inside each (as MaterialSolver does).
+    // `progress.note` is told of a solve by levels resumed, or of a
+    // checkpoint not trusted.
     RuleSolver(const Material& canonical, const RuleSuccessors<V>& successors, bool literal_road = false,
-               const SolverOptions& options = {})
-        : space_(canonical), successors_(successors), literal_road_(literal_road), options_(options) {
+               const SolverOptions& options = {}, SolveProgress progress = {})
+        : space_(canonical), successors_(successors), literal_road_(literal_road), options_(options),
+          progress_(std::move(progress)) {
         values_.material = canonical;
         values_.count = governing_count<typename V::draw_rules>(canonical);
         values_.positions_per_side = space_.side(0).size();
         man_move_keeps_ = values_.count.continues_into(values_.count, true);
     }
 
-    RuleValues solve() {
+    // Whether `canonical` is solved a level at a time under `options`.
+    static bool by_levels(const Material& canonical, const SolverOptions& options) {
+        return !governing_count<typename V::draw_rules>(canonical).has_road() &&
+               table_positions<N>(canonical) >= options.levels_from_positions;
+    }
+
+    // The values whole, or, by levels, the table packed (its rule codes in
+    // a plain table's frames, counted).
+    SolvedRuleMaterial solve() {
+        if (by_levels(values_.material, options_)) return solve_by_levels();
         const std::uint64_t positions = static_cast<std::uint64_t>(sides_of(values_.material)) * values_.positions_per_side;
         values_.captures.assign((positions + 63) / 64, 0);
         if (values_.count.has_road()) {
@@ -98,72 +122,112 @@ private:
     static constexpr std::uint8_t cannot_lose = pair_state::cannot_lose, settled = pair_state::settled,
                                   done = pair_state::done;
 
+    // Where a pair's codes are: `own` the level solved (the pair's own
+    // positions, layout.storage()), `above` the level its men's moves reach
+    // (a man move's child, ManExit::child()), and the capture marks of
+    // `own`. Whole, both are the table.
+    template <class T>
+    struct Codes {
+        T* own;
+        const T* above;
+        std::uint64_t* captures;
+    };
+
     // Solves every position into `codes` under a count of `limit` plies;
     // `road` (before the main road): positions with the lone king alone on
     // it take their value there.
     void solve_phase(std::vector<std::uint8_t>& codes, int limit, const std::vector<std::uint8_t>* road) {
         const PotentialLevels<N> levels(values_.material);
-        tbb::enumerable_thread_specific<PairScratch> scratches;
+        const Codes<std::uint8_t> whole{codes.data(), codes.data(), values_.captures.data()};
         for (const auto& level : levels.levels()) {
             work_profile::Scope::set_level(static_cast<int>(&level - levels.levels().data()));
-            if (2 * space_.side(0).king_placements() < options_.big_pair_positions) {
-                space_.for_each_slice_of_pairs(levels, level, work_profile::Kind::rule_pairs,
-                                               [&](const std::vector<typename PairSpace<V>::Pair>& pairs) {
-                                                   PairScratch& scratch = scratches.local();
-                                                   for (const auto& pair : pairs)
-                                                       solve_pair<false>(codes, limit, road, space_.layout_of(pair),
-                                                                         space_.pair_positions(pair), scratch);
-                                               });
-                continue;
-            }
-            // Big pairs in whole rounds of a pair a thread, the rest side by
-            // side with the threads shared out among them inside.
-            const auto pairs = space_.pairs_of(levels, level);
-            const std::uint64_t round =
-                options_.big_pairs_alone_from ? options_.big_pairs_alone_from : solver_threads();
-            const std::size_t alone = pairs.size() / round * round;
-            if (alone > 0) {
-                work_profile::Step step(work_profile::Kind::rule_pairs, alone);
-                tbb::parallel_for(tbb::blocked_range<std::size_t>(0, alone, 1),
-                                  [&](const tbb::blocked_range<std::size_t>& r) {
-                                      PairScratch& scratch = scratches.local();
-                                      for (std::size_t i = r.begin(); i != r.end(); ++i) {
-                                          const auto piece = step.piece();
-                                          solve_pair<false>(codes, limit, road, space_.layout_of(pairs[i]),
-                                                            space_.pair_positions(pairs[i]), scratch);
-                                      }
-                                  });
-            }
-            const std::size_t lanes = std::min(pairs.size() - alone, solver_threads());
-            if (shared_scratches_.size() < lanes) shared_scratches_.resize(lanes);
-            in_lanes(work_profile::Kind::shared_pairs, alone, pairs.size(), lanes, [&](std::size_t i, std::size_t lane) {
-                solve_pair<true>(codes, limit, road, space_.layout_of(pairs[i]), space_.pair_positions(pairs[i]),
-                                 shared_scratches_[lane]);
-            });
+            solve_level(levels, level, whole, limit, road ? road->data() : nullptr, nullptr);
         }
     }
 
-    // The value for the mover of a move into `child` (the opponent to
-    // move): the count kept (one ply more, a draw past `limit`) or started
-    // afresh in the child's material (resolved in this ply). `own`: this
-    // material's codes in the phase being solved.
-    Value through(const Position& child, bool man_move_or_capture, int limit,
-                  const std::vector<std::uint8_t>& own) const {
-        if (child.pieces(child.side_to_move) == 0) return Value::win(1);
-        const bool turned = child.side_to_move == draughts::Color::black;
-        const Material m = material_of(child);
-        const Material key = turned ? m.mirrored() : m;  // the table's material with White to move
+    // The material a level at a time (LevelValues), from the level a killed
+    // solve left off at.
+    SolvedRuleMaterial solve_by_levels() {
         const Material& material = values_.material;
-        if (key == material || key == material.mirrored()) {
-            const int side = key == material ? 0 : 1;
-            const Index<N>& index = space_.side(side);
-            const std::uint64_t at =
-                side * values_.positions_per_side + (turned ? index.rank_turned(child) : index.rank(child));
-            return rule_through(value_of_rule_code(own[at]),
-                                values_.count.continues_into(values_.count, man_move_or_capture), limit);
+        const PotentialLevels<N> levels(material);
+        const int level_count = static_cast<int>(levels.levels().size());
+        LevelValues<V> held(space_, levels, true, options_.level_band_positions, options_.level_folder,
+                            LevelCodes::rule);
+        std::uint32_t unused = 0;
+        const int first = held.resume(unused, [&](const std::string& why) {
+            if (progress_.note) progress_.note(why + "; solving " + material.name() + ".rul from its first level");
+        });
+        if (first > 0 && progress_.note)
+            progress_.note(material.name() + ".rul resumed from its checkpoint at level " + std::to_string(first + 1) +
+                           " of " + std::to_string(level_count));
+        for (int l = first; l < level_count; ++l) {
+            held.start(l, 0);
+            return_free_memory();  // what the level before freed
+            work_profile::Scope::set_level(l);
+            const Codes<std::uint16_t> codes{held.current().codes.data(), held.above().codes.data(),
+                                             held.current().capture.data()};
+            solve_level(levels, levels.levels()[l], codes, values_.count.limit, nullptr, &held);
         }
+        return PackedRules{values_.count, std::get<PackedTable>(held.finish(0))};
+    }
+
+    // A pair's layout: in the table's places (whole), or pointed at the
+    // level's codes by `held`.
+    Layout layout_in(const typename PairSpace<V>::Pair& pair, const LevelValues<V>* held) const {
+        if (!held) return space_.layout_of(pair);
+        Layout layout = space_.layout_of(pair, false);
+        held->place(layout);
+        return layout;
+    }
+
+    // The pairs of one level: small ones a slice of men configurations a
+    // thread; big ones in whole rounds of a pair a thread, the rest side by
+    // side with the threads shared out among them inside.
+    template <class T>
+    void solve_level(const PotentialLevels<N>& levels, const typename PotentialLevels<N>::Level& level,
+                     const Codes<T>& codes, int limit, const std::uint8_t* road, const LevelValues<V>* held) {
+        auto& scratches = scratches_;
+        if (2 * space_.side(0).king_placements() < options_.big_pair_positions) {
+            space_.for_each_slice_of_pairs(levels, level, work_profile::Kind::rule_pairs,
+                                           [&](const std::vector<typename PairSpace<V>::Pair>& pairs) {
+                                               PairScratch& scratch = scratches.local();
+                                               for (const auto& pair : pairs)
+                                                   solve_pair<false>(codes, limit, road, layout_in(pair, held),
+                                                                     space_.pair_positions(pair), scratch);
+                                           });
+            return;
+        }
+        const auto pairs = space_.pairs_of(levels, level);
+        const std::uint64_t round = options_.big_pairs_alone_from ? options_.big_pairs_alone_from : solver_threads();
+        const std::size_t alone = pairs.size() / round * round;
+        if (alone > 0) {
+            work_profile::Step step(work_profile::Kind::rule_pairs, alone);
+            tbb::parallel_for(tbb::blocked_range<std::size_t>(0, alone, 1),
+                              [&](const tbb::blocked_range<std::size_t>& r) {
+                                  PairScratch& scratch = scratches.local();
+                                  for (std::size_t i = r.begin(); i != r.end(); ++i) {
+                                      const auto piece = step.piece();
+                                      solve_pair<false>(codes, limit, road, layout_in(pairs[i], held),
+                                                        space_.pair_positions(pairs[i]), scratch);
+                                  }
+                              });
+        }
+        const std::size_t lanes = std::min(pairs.size() - alone, solver_threads());
+        if (shared_scratches_.size() < lanes) shared_scratches_.resize(lanes);
+        in_lanes(work_profile::Kind::shared_pairs, alone, pairs.size(), lanes, [&](std::size_t i, std::size_t lane) {
+            solve_pair<true>(codes, limit, road, layout_in(pairs[i], held), space_.pair_positions(pairs[i]),
+                             shared_scratches_[lane]);
+        });
+    }
+
+    // The value for the mover of a move into `child` (the opponent to
+    // move), a capture's or a promotion's, whose material is another: the
+    // count kept (one ply more, a draw past `limit`) or started afresh in
+    // the child's material (resolved in this ply).
+    Value through(const Position& child, int limit) const {
+        if (child.pieces(child.side_to_move) == 0) return Value::win(1);
         const auto [count, v] = successors_.find(child);
-        return rule_through(v, values_.count.continues_into(count, man_move_or_capture), limit);
+        return rule_through(v, values_.count.continues_into(count, true), limit);
     }
 
     // Sets up and solves one block pair: on this thread, or (Shared) with
@@ -174,25 +238,25 @@ private:
     // meet on one position: each is a compare-and-swap that leaves a
     // settled position alone. A position with a lost child never has all
     // its king moves won, so the two never both settle one.
-    template <bool Shared>
-    void solve_pair(std::vector<std::uint8_t>& codes, int limit, const std::vector<std::uint8_t>* road,
-                    const Layout& layout, std::uint64_t count, PairScratch& scratch) {
+    template <bool Shared, class T>
+    void solve_pair(const Codes<T>& codes, int limit, const std::uint8_t* road, const Layout& layout,
+                    std::uint64_t count, PairScratch& scratch) {
         // The scratch's buckets are left empty by the pair before.
         std::vector<std::uint8_t>& state = scratch.state;
         state.assign(count, 0);
         Buckets& buckets = scratch.buckets;
         if (buckets.size() < static_cast<std::size_t>(limit) + 1) buckets.resize(static_cast<std::size_t>(limit) + 1);
         const PairStates<Shared> states{state.data()};
-        const auto load_code = [&](std::uint64_t l) -> std::uint8_t {
+        const auto load_code = [&](std::uint64_t l) -> T {
             if constexpr (Shared)
-                return std::atomic_ref<std::uint8_t>(codes[layout.storage(l)]).load(std::memory_order_relaxed);
-            return codes[layout.storage(l)];
+                return std::atomic_ref<T>(codes.own[layout.storage(l)]).load(std::memory_order_relaxed);
+            return codes.own[layout.storage(l)];
         };
         const auto store_code = [&](std::uint64_t l, std::uint8_t c) {
             if constexpr (Shared)
-                std::atomic_ref<std::uint8_t>(codes[layout.storage(l)]).store(c, std::memory_order_relaxed);
+                std::atomic_ref<T>(codes.own[layout.storage(l)]).store(c, std::memory_order_relaxed);
             else
-                codes[layout.storage(l)] = c;
+                codes.own[layout.storage(l)] = c;
         };
         // Pushes: straight into the buckets alone, through each chunk's list shared.
         const auto in_chunks = [&](work_profile::Kind kind, std::uint64_t n, auto&& body) {
@@ -248,7 +312,7 @@ private:
             buckets[d].clear();
         }
         for (std::uint64_t l = 0; l < count; ++l)
-            if (state[l] <= cannot_lose) codes[layout.storage(l)] = 0;
+            if (state[l] <= cannot_lose) codes.own[layout.storage(l)] = 0;
     }
 
     // One fewer king move of an unsettled position that might not lose: true
@@ -271,35 +335,34 @@ private:
     // The value of position l of the pair from its exits (its captures, its
     // men's moves, the main road), before any king move is told: settled, or
     // counting its king moves (state), a win exit queued.
-    template <class Push>
-    void set_up(std::vector<std::uint8_t>& codes, int limit, const std::vector<std::uint8_t>* road,
-                const Layout& layout, std::uint64_t l, const Position& q, std::vector<std::uint8_t>& state,
-                Push& push) {
-        std::uint8_t& code = codes[layout.storage(l)];
+    template <class T, class Push>
+    void set_up(const Codes<T>& codes, int limit, const std::uint8_t* road, const Layout& layout, std::uint64_t l,
+                const Position& q, std::vector<std::uint8_t>& state, Push& push) {
+        T& code = codes.own[layout.storage(l)];
         auto settle = [&](Value v) {
             code = rule_code(v);
             state[l] = v.wdl == Wdl::draw ? done : settled;
             if (v.wdl != Wdl::draw) push(v.plies, static_cast<std::uint32_t>(l));
         };
-        if (road && lone_king_on_road(q, literal_road_)) return settle(value_of_rule_code((*road)[layout.storage(l)]));
+        if (road && lone_king_on_road(q, literal_road_)) return settle(value_of_rule_code(road[layout.storage(l)]));
         if (draughts::has_capture<V>(q)) {
             // Pairs in parallel may share a word of marks: an atomic or.
             const std::uint64_t at = layout.storage(l);
-            std::atomic_ref<std::uint64_t>(values_.captures[at / 64])
+            std::atomic_ref<std::uint64_t>(codes.captures[at / 64])
                 .fetch_or(std::uint64_t{1} << (at % 64), std::memory_order_relaxed);
             draughts::MoveList<N> moves;
             draughts::generate_moves<V>(q, moves);
             return settle(best_of_moves(q, moves, [&](const Move&, const Position& child) {
-                return through(child, true, limit, codes);
+                return through(child, limit);
             }));
         }
         // The man moves of the pair's men (PairSpace::ManExit): a promotion's
         // child found by its material, any other's ranked in this material
         // directly (a pair solved before: only read here).
         const Value exit = best_man_exit<V>(
-            layout, layout.half_of(l), q, [&](const Position& child) { return through(child, true, limit, codes); },
+            layout, layout.half_of(l), q, [&](const Position& child) { return through(child, limit); },
             [&](const auto& e, Bitboard white_kings, Bitboard black_kings) {
-                return rule_through(value_of_rule_code(codes[e.child(white_kings, black_kings)]), man_move_keeps_,
+                return rule_through(value_of_rule_code(codes.above[e.child(white_kings, black_kings)]), man_move_keeps_,
                                     limit);
             });
         const int king_moves = draughts::count_king_moves<V>(q, draughts::Color::white);
@@ -319,6 +382,8 @@ private:
     const RuleSuccessors<V>& successors_;
     bool literal_road_;
     SolverOptions options_;
+    SolveProgress progress_;
+    tbb::enumerable_thread_specific<PairScratch> scratches_;  // a thread's each, for pairs one a thread
     std::vector<PairScratch> shared_scratches_;  // a lane's each, for big pairs with threads inside
     RuleValues values_;
     bool man_move_keeps_ = false;  // whether a man move keeps this material's count

@@ -39,11 +39,11 @@ SolvedValues solve_material_in_team(const Material& canonical, Team& team, TeamT
                                     const Successors<V>& whole, const TeamOptions& options,
                                     SolveProgress progress = {});
 
-// RuleSolver<V>(canonical, successors, literal_road, options).solve(): the
-// values under the draw rules (rule_solver.hpp).
+// RuleSolver<V>(canonical, successors, literal_road, options, progress).solve():
+// the values under the draw rules (rule_solver.hpp), whole or packed.
 template <class V>
-RuleValues solve_rules(const Material& canonical, const RuleSuccessors<V>& successors, bool literal_road,
-                       const SolverOptions& options);
+SolvedRuleMaterial solve_rules(const Material& canonical, const RuleSuccessors<V>& successors, bool literal_road,
+                               const SolverOptions& options, SolveProgress progress = {});
 
 // MaterialSolver<V>::working_bytes(canonical, pairs_at_once, options).
 template <class V>

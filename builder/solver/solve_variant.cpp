@@ -25,9 +25,9 @@ SolvedValues solve_material_in_team(const Material& canonical, Team& team, TeamT
 }
 
 template <class V>
-RuleValues solve_rules(const Material& canonical, const RuleSuccessors<V>& successors, bool literal_road,
-                       const SolverOptions& options) {
-    return RuleSolver<V>(canonical, successors, literal_road, options).solve();
+SolvedRuleMaterial solve_rules(const Material& canonical, const RuleSuccessors<V>& successors, bool literal_road,
+                               const SolverOptions& options, SolveProgress progress) {
+    return RuleSolver<V>(canonical, successors, literal_road, options, std::move(progress)).solve();
 }
 
 template <class V>
@@ -41,7 +41,8 @@ template SolvedMaterial solve_material<Variant>(const Material&, const Successor
                                                 std::uint64_t, const SolverOptions&);
 template SolvedValues solve_material_in_team<Variant>(const Material&, Team&, TeamTables<Variant>&,
                                                       const Successors<Variant>&, const TeamOptions&, SolveProgress);
-template RuleValues solve_rules<Variant>(const Material&, const RuleSuccessors<Variant>&, bool, const SolverOptions&);
+template SolvedRuleMaterial solve_rules<Variant>(const Material&, const RuleSuccessors<Variant>&, bool,
+                                                 const SolverOptions&, SolveProgress);
 template std::uint64_t solver_working_bytes<Variant>(const Material&, std::uint64_t, const SolverOptions&);
 
 }  // namespace dtb

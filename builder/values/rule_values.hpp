@@ -8,8 +8,10 @@
 #include <memory>
 #include <stdexcept>
 #include <utility>
+#include <variant>
 #include <vector>
 
+#include "builder/values/packed_codes.hpp"
 #include "probe/index.hpp"
 #include "probe/rule_count.hpp"
 #include "probe/rule_prober.hpp"
@@ -33,6 +35,18 @@ struct RuleValues {
     // What they hold in memory.
     std::uint64_t bytes() const noexcept { return codes.size() + after_road.size() + 8 * captures.size(); }
 };
+
+// The rule values of a material solved a level at a time
+// (builder/solver/rule_solver.hpp), never whole in memory: its rule codes
+// as a plain table's packed frames, spilled to a scratch file (the capture
+// positions marked), and their counts.
+struct PackedRules {
+    GoverningCount count;
+    PackedTable table;
+};
+
+// What a rule solve hands on: the values whole, or packed.
+using SolvedRuleMaterial = std::variant<RuleValues, PackedRules>;
 
 // The rule values of the materials a material's moves lead to: those held
 // in memory, and through `files` (the .rul tables written before) the others.

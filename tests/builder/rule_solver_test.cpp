@@ -53,7 +53,7 @@ void check_rules(const std::vector<Material>& targets, Tally& tally, bool litera
         }
         std::shared_ptr<RuleValues> values;
         try {
-            values = std::make_shared<RuleValues>(RuleSolver<V>(c, held, literal_road).solve());
+            values = std::make_shared<RuleValues>(std::get<RuleValues>(RuleSolver<V>(c, held, literal_road).solve()));
         } catch (const RulesRefused&) {
             refused.insert(c);
             ++tally.refused;
@@ -181,8 +181,8 @@ std::uint64_t same_with_shared_pairs(std::initializer_list<const char*> names, b
     RuleSuccessors<V> alone, shared;
     std::uint64_t compared = 0;
     for (const Material& c : build_order(parse_all(names))) {
-        auto a = std::make_shared<const RuleValues>(RuleSolver<V>(c, alone, literal_road, every_pair_alone).solve());
-        auto b = std::make_shared<const RuleValues>(RuleSolver<V>(c, shared, literal_road, every_pair_shared).solve());
+        auto a = std::make_shared<const RuleValues>(std::get<RuleValues>(RuleSolver<V>(c, alone, literal_road, every_pair_alone).solve()));
+        auto b = std::make_shared<const RuleValues>(std::get<RuleValues>(RuleSolver<V>(c, shared, literal_road, every_pair_shared).solve()));
         EXPECT_EQ(a->codes, b->codes) << c.name();
         EXPECT_EQ(a->after_road, b->after_road) << c.name();
         compared += a->codes.size() + a->after_road.size();
@@ -241,7 +241,7 @@ TEST(RuleSolver, RulesOffGiveThePlainValues) {
     RuleSuccessors<V> held;
     std::uint64_t compared = 0;
     for (const Material& c : build_order(targets)) {
-        auto values = std::make_shared<RuleValues>(RuleSolver<V>(c, held).solve());
+        auto values = std::make_shared<RuleValues>(std::get<RuleValues>(RuleSolver<V>(c, held).solve()));
         const Index<6> own(c), mirror(c.mirrored());
         for (std::uint64_t g = 0; g < values->codes.size(); ++g) {
             auto p = test::position_of(own, mirror, g);
@@ -266,7 +266,7 @@ TEST(RuleSolver, FmjdFiveMovesOnTheLastPly) {
     using V = draughts::International;
     RuleSuccessors<V> held;
     for (const Material& c : build_order({Material::parse("KvK")}))
-        held.add(std::make_shared<RuleValues>(RuleSolver<V>(c, held).solve()));
+        held.add(std::make_shared<RuleValues>(std::get<RuleValues>(RuleSolver<V>(c, held).solve())));
     const auto p = draughts::parse_fen<10>("W:WK28:BK23");
     const auto [count, v] = held.find(p);
     EXPECT_EQ(count.limit, 10);
@@ -282,7 +282,7 @@ TEST(RuleTable, RoundTripAndDamage) {
     RuleSuccessors<V> held;
     std::shared_ptr<RuleValues> values;
     for (const Material& c : build_order({Material::parse("KKKvK")})) {
-        values = std::make_shared<RuleValues>(RuleSolver<V>(c, held).solve());
+        values = std::make_shared<RuleValues>(std::get<RuleValues>(RuleSolver<V>(c, held).solve()));
         held.add(values);
     }
     const Material& m = values->material;
@@ -339,7 +339,7 @@ TEST(RuleSolver, BrazilianThreeKingsAgainstOne) {
     RuleSuccessors<V> held;
     std::shared_ptr<const RuleValues> values;
     for (const Material& c : build_order({Material::parse("KKKvK")})) {
-        values = std::make_shared<const RuleValues>(RuleSolver<V>(c, held).solve());
+        values = std::make_shared<const RuleValues>(std::get<RuleValues>(RuleSolver<V>(c, held).solve()));
         held.add(values);
     }
     ASSERT_EQ(values->material, Material::parse("KKKvK"));
@@ -369,7 +369,7 @@ TEST(RuleSolver, RussianThreeKingsAgainstOneOnTheRoad) {
     RuleSuccessors<V> held;
     std::shared_ptr<RuleValues> values;
     for (const Material& c : build_order({kkkvk})) {
-        values = std::make_shared<RuleValues>(RuleSolver<V>(c, held, true).solve());
+        values = std::make_shared<RuleValues>(std::get<RuleValues>(RuleSolver<V>(c, held, true).solve()));
         held.add(values);
     }
     ASSERT_EQ(values->material, kkkvk);

@@ -258,6 +258,23 @@ TEST(Solver, LevelByLevelGivesTheSameBytes) {
     unsetenv("SOURCE_DATE_EPOCH");
 }
 
+// The rule solves by levels too (RuleSolver, LevelValues with rule codes):
+// every .rul of International up to 4 (flying kings) and of Russian up to 4
+// (KKKvK, with its main road, held whole) byte for byte as whole, with bands
+// of 2^12 positions.
+TEST(Solver, RulesLevelByLevelGiveTheSameBytes) {
+    ASSERT_EQ(setenv("SOURCE_DATE_EPOCH", "1767225600", 1), 0);
+    SolverOptions levels;
+    levels.levels_from_positions = 0;
+    levels.level_band_positions = std::uint64_t{1} << 12;
+    for (const auto& [variant, materials] : {std::pair<std::string, int>{"international", 23}, {"russian", 12}}) {
+        const auto whole = build_in(variant, 4, "rules-whole", {}, 0, true);
+        const auto by_levels = build_in(variant, 4, "rules-by-levels", levels, 0, true);
+        EXPECT_EQ(expect_same_files(whole->path(), by_levels->path(), variant, {".rul"}), materials) << variant;
+    }
+    unsetenv("SOURCE_DATE_EPOCH");
+}
+
 // With 1 KB of memory (less than `dtb build` allows; the library runs over
 // it where it must) no rule values are kept: the rule solves read those
 // they lead to through the probe from their .rul files. The same .rul

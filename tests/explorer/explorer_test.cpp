@@ -170,7 +170,7 @@ template <class V>
 void write_rule_tables(const std::vector<Material>& targets, const std::filesystem::path& dir) {
     RuleSuccessors<V> held;
     for (const Material& c : build_order(targets)) {
-        auto values = std::make_shared<const RuleValues>(RuleSolver<V>(c, held).solve());
+        auto values = std::make_shared<const RuleValues>(std::get<RuleValues>(RuleSolver<V>(c, held).solve()));
         write_rule_table(dir / std::string(V::name), test::test_table_spec<V>(c, 10),
                          rule_record<typename V::draw_rules>(values->count, false), rule_file_source(*values));
         held.add(values);
