@@ -275,6 +275,35 @@ TEST(Solver, RulesLevelByLevelGiveTheSameBytes) {
     unsetenv("SOURCE_DATE_EPOCH");
 }
 
+// A rule job never needs more than the plain job of its material at its
+// least (what `dtb info` prints and `--memory` is refused below): whole
+// where the plain job is whole, by levels in the plain job's levels, and
+// with no budget at all (every rule solve as small as it goes). Every
+// material of Canadian and Russian (a main road) up to 6 pieces that the
+// rules do not refuse.
+// Returns how many rule jobs go by levels.
+template <class V>
+int expect_rules_within_plain(int pieces) {
+    int by_levels = 0;
+    for (const Material& target : materials_up_to(pieces)) {
+        const Material m = target.canonical();
+        try {
+            governing_count<typename V::draw_rules>(m);
+        } catch (const RulesRefused&) {
+            continue;  // no rule job
+        }
+        const WorkingSet plain = plain_working_set<V>(m, 1, 0, SolverOptions{});
+        const WorkingSet rules = rule_working_set<V>(m, 0, SolverOptions{});
+        EXPECT_LE(rules.bytes, plain.bytes) << m.name();
+        by_levels += rules.options.levels_from_positions == 0;
+    }
+    return by_levels;
+}
+TEST(Solver, RuleJobsWithinThePlainWorkingSet) {
+    EXPECT_GT(expect_rules_within_plain<draughts::Canadian>(6), 0);
+    expect_rules_within_plain<draughts::Russian>(6);  // small boards: every rule job whole
+}
+
 // With 1 KB of memory (less than `dtb build` allows; the library runs over
 // it where it must) no rule values are kept: the rule solves read those
 // they lead to through the probe from their .rul files. The same .rul
