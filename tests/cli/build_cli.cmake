@@ -141,46 +141,12 @@ run(0 build --variant brazilian --pieces 4 --dir ${work}/interrupted)
 run(0 verify --variant brazilian --dir ${work}/interrupted)
 same_tables(brazilian ${work}/whole ${work}/interrupted)
 
-# Inside a material: with every material solved a level at a time
-# (DTB_TEST_LEVELS_FROM_POSITIONS=0), a build killed once KMMvK's checkpoint
-# before its level 2, 7 or 13 of 13 is written resumes KMMvK from there, and
-# the tables are those of the build with every material whole. A checkpoint
-# with a byte changed is not trusted: that material is solved from its first
-# level, said so, and the tables are the same still. The checkpoints go
-# with their materials.
-set(ENV{DTB_TEST_LEVELS_FROM_POSITIONS} 0)
-function(kill_at_level dir level)
-  set(ENV{DTB_TEST_KILL_AT_LEVEL} KMMvK:${level})
-  execute_process(COMMAND ${DTB} build --variant brazilian --pieces 4 --dir ${dir} --threads 2
-                  RESULT_VARIABLE status OUTPUT_QUIET ERROR_QUIET)
-  unset(ENV{DTB_TEST_KILL_AT_LEVEL})
-  if(status EQUAL 0 OR NOT EXISTS ${dir}/brazilian/.levels/KMMvK/checkpoint.zst)
-    message(FATAL_ERROR "the build was not killed before KMMvK's level ${level} (${status})")
-  endif()
-endfunction()
-foreach(level 1 6 12)
-  kill_at_level(${work}/levels${level} ${level})
-  run(0 build --variant brazilian --pieces 4 --dir ${work}/levels${level} --threads 2)
-  math(EXPR shown "${level} + 1")
-  expect_in("${out}" "KMMvK resumed from its checkpoint at level ${shown} of 13")
-  same_tables(brazilian ${work}/whole ${work}/levels${level})
-  if(EXISTS ${work}/levels${level}/brazilian/.levels)
-    message(FATAL_ERROR "the build left its levels behind")
-  endif()
-endforeach()
-kill_at_level(${work}/levels-damaged 6)
-set(checkpoint ${work}/levels-damaged/brazilian/.levels/KMMvK/checkpoint.zst)
-file(SIZE ${checkpoint} size)
-math(EXPR at "${size} * 3 / 4")  # a byte in the level's frames
-execute_process(COMMAND ${TOOL} flip ${checkpoint} ${at} RESULT_VARIABLE status)
-if(NOT status EQUAL 0)
-  message(FATAL_ERROR "could not change a byte of ${checkpoint}")
-endif()
-run(0 build --variant brazilian --pieces 4 --dir ${work}/levels-damaged --threads 2)
-expect_in("${out}" "KMMvK/checkpoint.zst: ")
-expect_in("${out}" "solving KMMvK from its first level")
-same_tables(brazilian ${work}/whole ${work}/levels-damaged)
-unset(ENV{DTB_TEST_LEVELS_FROM_POSITIONS})
+# Inside a material: with every material solved a level at a time, a
+# build killed once KMMvK's checkpoint before its level 2, 7 or 13 of 13 is
+# written resumes KMMvK from there, and a damaged checkpoint is not trusted
+# (check_levels_resume in run.cmake); the tables are those of the build with
+# every material whole.
+check_levels_resume(${work} ${work}/whole brazilian KMMvK 13 build --variant brazilian --pieces 4)
 
 # Errors name the problem and the fix.
 run(1 build --variant brazilian --dir ${work}/x)

@@ -47,45 +47,12 @@ run(0 build --variant brazilian --pieces 4 --dir ${work}/whole --rules)
 expect_in("${last}" "rule tables: built 0 (0 positions)")
 expect_in("${last}" "23 already built")
 
-# Rule tables by levels (DTB_TEST_LEVELS_FROM_POSITIONS=0: every material's
-# plain and rule solves a level at a time): a build killed once KMMvK.rul's
-# checkpoint before its level 2, 7 or 13 of 13 is written resumes KMMvK.rul
-# from there, to the .rul files of the build with every material whole; a
-# checkpoint with a byte changed is not trusted, said so, and KMMvK.rul is
-# solved from its first level. The checkpoints go with their tables.
-set(ENV{DTB_TEST_LEVELS_FROM_POSITIONS} 0)
-function(kill_rules_at_level dir level)
-  set(ENV{DTB_TEST_KILL_AT_LEVEL} KMMvK.rul:${level})
-  execute_process(COMMAND ${DTB} build --variant brazilian --pieces 4 --dir ${dir} --rules --threads 2
-                  RESULT_VARIABLE status OUTPUT_QUIET ERROR_QUIET)
-  unset(ENV{DTB_TEST_KILL_AT_LEVEL})
-  if(status EQUAL 0 OR NOT EXISTS ${dir}/brazilian/.levels/KMMvK.rul/checkpoint.zst)
-    message(FATAL_ERROR "the build was not killed before KMMvK.rul's level ${level} (${status})")
-  endif()
-endfunction()
-foreach(level 1 6 12)
-  kill_rules_at_level(${work}/levels${level} ${level})
-  run(0 build --variant brazilian --pieces 4 --dir ${work}/levels${level} --rules --threads 2)
-  math(EXPR shown "${level} + 1")
-  expect_in("${out}" "KMMvK.rul resumed from its checkpoint at level ${shown} of 13")
-  same_tables(brazilian ${work}/whole ${work}/levels${level})
-  if(EXISTS ${work}/levels${level}/brazilian/.levels)
-    message(FATAL_ERROR "the build left its levels behind")
-  endif()
-endforeach()
-kill_rules_at_level(${work}/levels-damaged 6)
-set(checkpoint ${work}/levels-damaged/brazilian/.levels/KMMvK.rul/checkpoint.zst)
-file(SIZE ${checkpoint} size)
-math(EXPR at "${size} * 3 / 4")  # a byte in the level's frames
-execute_process(COMMAND ${TOOL} flip ${checkpoint} ${at} RESULT_VARIABLE status)
-if(NOT status EQUAL 0)
-  message(FATAL_ERROR "could not change a byte of ${checkpoint}")
-endif()
-run(0 build --variant brazilian --pieces 4 --dir ${work}/levels-damaged --rules --threads 2)
-expect_in("${out}" "KMMvK.rul/checkpoint.zst: ")
-expect_in("${out}" "solving KMMvK.rul from its first level")
-same_tables(brazilian ${work}/whole ${work}/levels-damaged)
-unset(ENV{DTB_TEST_LEVELS_FROM_POSITIONS})
+# Rule tables by levels: with every material's plain and rule solves a
+# level at a time, a build killed once KMMvK.rul's checkpoint before its
+# level 2, 7 or 13 of 13 is written resumes KMMvK.rul from there, and a
+# damaged checkpoint is not trusted (check_levels_resume in run.cmake); the
+# .rul files are those of the build with every material whole.
+check_levels_resume(${work} ${work}/whole brazilian KMMvK.rul 13 build --variant brazilian --pieces 4 --rules)
 
 # Issue 19's figures: Brazilian KKKvK, White to move, 132,240 wins, all
 # within the 16-move count from its start; 8,144 lost to the count 13 plies

@@ -71,3 +71,52 @@ function(mpi_run ranks expected_status)
   endif()
   check_run("dtb ${ARGN} on ${ranks} ranks")
 endfunction()
+
+# check_levels_resume(work whole variant target levels args...): with every
+# material solved a level at a time (DTB_TEST_LEVELS_FROM_POSITIONS=0),
+# `dtb build args... --threads 2` into a folder of `work`, killed once
+# target's checkpoint (a material's, or M.rul for its rule solve) before
+# its level 2, 7 or `levels` is written (DTB_TEST_KILL_AT_LEVEL), resumes
+# target from there, to the tables of `whole`; a checkpoint with a byte
+# changed in its level's frames is not trusted, said so, and target is
+# solved from its first level, to the same tables. The checkpoints go with
+# their tables.
+function(check_levels_resume work whole variant target levels)
+  set(ENV{DTB_TEST_LEVELS_FROM_POSITIONS} 0)
+  math(EXPR last "${levels} - 1")
+  foreach(level 1 6 ${last} damaged)
+    set(dir ${work}/levels-${target}-${level})
+    set(kill_at ${level})
+    if(level STREQUAL damaged)
+      set(kill_at 6)
+    endif()
+    set(ENV{DTB_TEST_KILL_AT_LEVEL} ${target}:${kill_at})
+    execute_process(COMMAND ${DTB} ${ARGN} --dir ${dir} --threads 2 RESULT_VARIABLE status OUTPUT_QUIET ERROR_QUIET)
+    unset(ENV{DTB_TEST_KILL_AT_LEVEL})
+    set(checkpoint ${dir}/${variant}/.levels/${target}/checkpoint.zst)
+    if(status EQUAL 0 OR NOT EXISTS ${checkpoint})
+      message(FATAL_ERROR "the build was not killed before ${target}'s level ${kill_at} (${status})")
+    endif()
+    if(level STREQUAL damaged)
+      file(SIZE ${checkpoint} size)
+      math(EXPR at "${size} * 3 / 4")  # a byte in the level's frames
+      execute_process(COMMAND ${TOOL} flip ${checkpoint} ${at} RESULT_VARIABLE status)
+      if(NOT status EQUAL 0)
+        message(FATAL_ERROR "could not change a byte of ${checkpoint}")
+      endif()
+    endif()
+    run(0 ${ARGN} --dir ${dir} --threads 2)
+    if(level STREQUAL damaged)
+      expect_in("${out}" "${target}/checkpoint.zst: ")
+      expect_in("${out}" "solving ${target} from its first level")
+    else()
+      math(EXPR shown "${level} + 1")
+      expect_in("${out}" "${target} resumed from its checkpoint at level ${shown} of ${levels}")
+    endif()
+    same_tables(${variant} ${whole} ${dir})
+    if(EXISTS ${dir}/${variant}/.levels)
+      message(FATAL_ERROR "the build left its levels behind in ${dir}")
+    endif()
+  endforeach()
+  unset(ENV{DTB_TEST_LEVELS_FROM_POSITIONS})
+endfunction()
