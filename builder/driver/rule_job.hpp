@@ -97,25 +97,28 @@ SolvedRules solve_rule_job(const BuildOptions& o, const std::filesystem::path& v
     SolvedRuleMaterial solved = solve_rules<V>(p.material, successors, o.literal_road, options, std::move(progress));
 
     work_profile::Scope::set_level(-1);
+    // Whole or packed: counted, and written from a source of its codes.
     SolvedRules result;
-    ValueCounts counts;
     GoverningCount count;
-    WrittenTable written;
+    ValueCounts counts;
+    std::uint64_t per_side = 0;
+    ValueSource source;
     if (auto* whole = std::get_if<RuleValues>(&solved)) {
         result.values = std::make_shared<const RuleValues>(std::move(*whole));
         const RuleValues& values = *result.values;
         count = values.count;
         counts = count_wdl(values.codes.size(), [&](std::size_t i) { return value_of_rule_code(values.codes[i]); });
-        written = write_rule_table(variant_dir, table_spec(o, V::board_size, p.material, values.positions_per_side, 0),
-                                   rule_record<Draw>(count, o.literal_road), rule_file_source(values));
+        per_side = values.positions_per_side;
+        source = rule_file_source(values);
     } else {
         const PackedRules& packed = std::get<PackedRules>(solved);
         count = packed.count;
         counts = packed.table.counts;
-        written = write_rule_table(
-            variant_dir, table_spec(o, V::board_size, p.material, packed.table.positions_per_side, 0),
-            rule_record<Draw>(count, o.literal_road), value_source(packed.table, o.block_shift));
+        per_side = packed.table.positions_per_side;
+        source = value_source(packed.table, o.block_shift);
     }
+    const WrittenTable written = write_rule_table(variant_dir, table_spec(o, V::board_size, p.material, per_side, 0),
+                                                  rule_record<Draw>(count, o.literal_road), source);
     solved = {};
     maybe_kill_after_write(p.material.name() + ".rul");
     RuleEntry& r = result.entry;

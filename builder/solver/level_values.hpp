@@ -97,17 +97,21 @@ public:
     // solve (0 if none), the levels before it and the largest code so far
     // (`max_code`) restored from the folder's checkpoint (checkpoint()). A
     // checkpoint that is damaged, or of another material or other options,
-    // is not trusted: the material is solved from its first level, and
-    // `distrusted` told why. By levels only.
-    int resume(std::uint32_t& max_code, const std::function<void(const std::string&)>& distrusted) {
+    // is not trusted: the material is solved from its first level. `note`
+    // (if given) is told which, in a line for the user naming the table
+    // (M, or M.rul for rule codes). By levels only.
+    int resume(std::uint32_t& max_code, const std::function<void(const std::string&)>& note) {
         if (!by_levels_) return 0;
         const std::filesystem::path file = folder_ / "checkpoint.zst";
         if (std::filesystem::exists(file)) {
             try {
                 resumed_at_ = restore(file, max_code);
+                if (note)
+                    note(table_name() + " resumed from its checkpoint at level " + std::to_string(resumed_at_ + 1) +
+                         " of " + std::to_string(levels_.levels().size()));
                 return resumed_at_;
             } catch (const std::exception& e) {
-                if (distrusted) distrusted(e.what());
+                if (note) note(std::string(e.what()) + "; solving " + table_name() + " from its first level");
                 bands_.assign(bands_.size(), {});
                 current_ = {};
                 std::error_code ignored;
@@ -337,8 +341,7 @@ private:
         words.push_back(words_checksum(words));
         write_frames_file(folder_ / "checkpoint.zst", checkpoint_label(), words,
                           pack_range(current_, 0, current_.codes.size()));
-        const std::string kill =
-            space_.material().name() + (kind_ == LevelCodes::rule ? ".rul" : "") + ":" + std::to_string(l);
+        const std::string kill = table_name() + ":" + std::to_string(l);
         if (const char* at = std::getenv("DTB_TEST_KILL_AT_LEVEL"); at && kill == at) std::raise(SIGKILL);
     }
 
@@ -386,6 +389,8 @@ private:
         return static_cast<int>(l);
     }
 
+    // The table the codes are of, as the build names it to the user.
+    std::string table_name() const { return space_.material().name() + (kind_ == LevelCodes::rule ? ".rul" : ""); }
     std::string checkpoint_label() const {
         return space_.material().name() + (kind_ == LevelCodes::rule ? " rule" : "") + " levels checkpoint";
     }

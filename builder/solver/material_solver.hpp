@@ -148,13 +148,8 @@ public:
             alone.emplace(space_, levels, table_positions<N>(material) >= options_.levels_from_positions,
                           options_.level_band_positions, options_.level_folder);
             std::uint32_t code = 0;
-            first = alone->resume(code, [&](const std::string& why) {
-                if (progress_.note) progress_.note(why + "; solving " + material.name() + " from its first level");
-            });
+            first = alone->resume(code, progress_.note);
             max_code_.note(code);
-            if (first > 0 && progress_.note)
-                progress_.note(material.name() + " resumed from its checkpoint at level " + std::to_string(first + 1) +
-                               " of " + std::to_string(level_count));
             for (int l = 0; l < first && progress_.positions_restored; ++l)
                 progress_.positions_restored(static_cast<std::uint64_t>(sides_of(material)) *
                                              levels.levels()[l].men_configurations * space_.side(0).king_placements());

@@ -154,12 +154,7 @@ private:
         LevelValues<V> held(space_, levels, true, options_.level_band_positions, options_.level_folder,
                             LevelCodes::rule);
         std::uint32_t unused = 0;
-        const int first = held.resume(unused, [&](const std::string& why) {
-            if (progress_.note) progress_.note(why + "; solving " + material.name() + ".rul from its first level");
-        });
-        if (first > 0 && progress_.note)
-            progress_.note(material.name() + ".rul resumed from its checkpoint at level " + std::to_string(first + 1) +
-                           " of " + std::to_string(level_count));
+        const int first = held.resume(unused, progress_.note);
         for (int l = first; l < level_count; ++l) {
             held.start(l, 0);
             return_free_memory();  // what the level before freed
@@ -186,11 +181,10 @@ private:
     template <class T>
     void solve_level(const PotentialLevels<N>& levels, const typename PotentialLevels<N>::Level& level,
                      const Codes<T>& codes, int limit, const std::uint8_t* road, const LevelValues<V>* held) {
-        auto& scratches = scratches_;
         if (2 * space_.side(0).king_placements() < options_.big_pair_positions) {
             space_.for_each_slice_of_pairs(levels, level, work_profile::Kind::rule_pairs,
                                            [&](const std::vector<typename PairSpace<V>::Pair>& pairs) {
-                                               PairScratch& scratch = scratches.local();
+                                               PairScratch& scratch = scratches_.local();
                                                for (const auto& pair : pairs)
                                                    solve_pair<false>(codes, limit, road, layout_in(pair, held),
                                                                      space_.pair_positions(pair), scratch);
@@ -204,7 +198,7 @@ private:
             work_profile::Step step(work_profile::Kind::rule_pairs, alone);
             tbb::parallel_for(tbb::blocked_range<std::size_t>(0, alone, 1),
                               [&](const tbb::blocked_range<std::size_t>& r) {
-                                  PairScratch& scratch = scratches.local();
+                                  PairScratch& scratch = scratches_.local();
                                   for (std::size_t i = r.begin(); i != r.end(); ++i) {
                                       const auto piece = step.piece();
                                       solve_pair<false>(codes, limit, road, layout_in(pairs[i], held),
