@@ -142,6 +142,19 @@ public:
         return line;
     }
 
+    // The value of p from its moves, whatever its table stores: the best
+    // result over the children (each read in its .wld, or searched where it
+    // has a capture), then the distance over the children that keep it, as
+    // a table stores it. `dtb verify --full` checks the stored values
+    // against it. Throws PositionError, TableError.
+    Value from_moves(const Position& p) const {
+        check(p);
+        draughts::MoveList<N> moves;
+        draughts::generate_moves<V>(p, moves);
+        const Wdl wdl = best_wdl_over_moves(p, moves, [&](const Position& child) { return wdl_of(child); });
+        return distance_over(p, moves, wdl);
+    }
+
     // Where a position without a capture is stored: the table number and the
     // position in it. Throws TableError (missing) if the table is not there.
     struct Location {
@@ -208,7 +221,48 @@ private:
             return best_over_moves(p, moves, [&](const Position& child) { return value_of(child); });
         }
         const Location at = locate(p);
-        return value_of_dtw_code(tables_.stored_dtw_code(at.slot, at.g));
+        const TableHeader& h = tables_.file(at.slot, TableKind::dtw).header();
+        if (!h.draws_left_out()) return value_of_dtw_code(tables_.stored_dtw_code(at.slot, at.g));
+        // Version 2 (docs/format.md): draws are the .wld's, and the side to
+        // move not stored is found from its moves into the side stored.
+        const Wdl wdl = tables_.stored_wdl(at.slot, at.g);
+        if (wdl == Wdl::draw) return Value::draw();
+        if (!h.stores(at.g)) return searched(p, wdl);
+        const Value v = value_of_dtw_code(tables_.stored_dtw_code(at.slot, at.g));
+        if (v.wdl != wdl)
+            throw TableError(TableErrorKind::corrupted, tables_.path_of(tables_.materials()[at.slot], TableKind::dtw),
+                             "position " + std::to_string(at.g) + " holds " + to_string(v) + " where the .wld holds a " +
+                                 (wdl == Wdl::win ? "win" : "loss"));
+        return v;
+    }
+
+    // The value of p, without a capture and won or lost (`wdl`, its .wld's),
+    // from the moves that keep that result: the quickest win over the
+    // children lost, or the slowest loss. Their distances are read in the
+    // side to move that is stored (a capture or a promotion leads to
+    // another table, read as any position is).
+    Value searched(const Position& p, Wdl wdl) const {
+        draughts::MoveList<N> moves;
+        draughts::generate_moves<V>(p, moves);
+        return distance_over(p, moves, wdl);
+    }
+
+    Value distance_over(const Position& p, const draughts::MoveList<N>& moves, Wdl wdl) const {
+        if (wdl == Wdl::draw) return Value::draw();
+        std::optional<Value> best;
+        if (moves.empty()) best = Value::loss(0);
+        for (const Move& m : moves) {
+            Position child = p;
+            draughts::make_move(child, m);
+            if (before_move(wdl_of(child)) != wdl) continue;
+            const Value v = before_move(value_of(child));
+            if (!best || preferred(v, *best)) best = v;
+        }
+        if (!best || best->wdl != wdl)
+            throw TableError(TableErrorKind::corrupted, tables_.directory(),
+                             "the tables disagree at " + draughts::to_fen(p) + ": its .wld holds a " +
+                                 (wdl == Wdl::win ? "win" : "loss") + " that no move keeps");
+        return *best;
     }
 
     // A file whose index size disagrees with the material's is refused; so is

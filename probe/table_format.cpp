@@ -55,8 +55,8 @@ TableError::TableError(TableErrorKind kind, const std::filesystem::path& file, c
     : std::runtime_error(std::string(to_string(kind)) + " " + file.string() + ": " + reason), kind_(kind), file_(file) {}
 
 std::uint64_t TableHeader::block_values(std::uint64_t block) const noexcept {
-    const std::uint64_t first = block << block_shift;
-    return std::min(block_positions(), positions() - first);
+    const std::uint64_t first = block_first(block);
+    return std::min(((first >> block_shift) + 1) << block_shift, stored_end()) - first;
 }
 
 std::size_t TableHeader::block_bytes(std::uint64_t block) const noexcept {
@@ -91,7 +91,7 @@ std::vector<std::byte> encode_header(TableHeader& h) {
     std::vector<std::byte> out(size);
     std::memcpy(out.data(), magic_of(h.kind), 8);
     h.header_size = static_cast<std::uint32_t>(size);
-    store_u32(&out[8], format_version);
+    store_u32(&out[8], h.version);
     store_u32(&out[12], h.header_size);
     std::memcpy(&out[16], h.variant.data(), std::min(h.variant.size(), variant_field));
     out[32] = static_cast<std::byte>(h.board_size);
@@ -102,6 +102,7 @@ std::vector<std::byte> encode_header(TableHeader& h) {
     out[36] = static_cast<std::byte>(m.black_kings);
     out[37] = static_cast<std::byte>(h.sides);
     out[38] = static_cast<std::byte>(h.value_bits);
+    out[39] = static_cast<std::byte>(h.stored);
     store_u32(&out[40], index_scheme);
     store_u32(&out[44], static_cast<std::uint32_t>(h.block_positions()));
     store_u64(&out[48], h.positions_per_side);
@@ -132,10 +133,11 @@ DecodedTable decode_table(std::span<const std::byte> file, const std::filesystem
     if (file.size() < h.provenance_offset())
         fail(TableErrorKind::truncated, "the file ends inside its header (" + std::to_string(file.size()) + " bytes)");
     const std::uint32_t version = load_u32(p + 8);
-    if (version != format_version)
+    if (version < 1 || version > format_version)
         fail(version > format_version ? TableErrorKind::unsupported : TableErrorKind::corrupted,
-             "format version " + std::to_string(version) + ", this reader reads version " +
+             "format version " + std::to_string(version) + ", this reader reads versions 1 to " +
                  std::to_string(format_version) + (version > format_version ? ": update dtb" : ""));
+    h.version = version;
     h.header_size = load_u32(p + 12);
     const std::uint32_t provenance_size = load_u32(p + 64);
     if (h.header_size % 8 != 0 || h.header_size < h.provenance_offset() || h.header_size > max_header_bytes ||
@@ -163,6 +165,7 @@ DecodedTable decode_table(std::span<const std::byte> file, const std::filesystem
                   std::to_integer<int>(p[36])};
     h.sides = std::to_integer<int>(p[37]);
     h.value_bits = std::to_integer<int>(p[38]);
+    const int stored = std::to_integer<int>(p[39]);
     const std::uint32_t scheme = load_u32(p + 40);
     const std::uint32_t block_positions = load_u32(p + 44);
     h.positions_per_side = load_u64(p + 48);
@@ -201,6 +204,15 @@ DecodedTable decode_table(std::span<const std::byte> file, const std::filesystem
     if (!bits_fit)
         fail(TableErrorKind::corrupted, "value_bits = " + std::to_string(h.value_bits) + " does not fit a ." +
                                             std::string(extension(h.kind)) + " file");
+    // Version 1 has a zero there; one half is stored only in version 2, of a
+    // .dtw or .rul of two sides and one value array.
+    const bool one_half_allowed = version >= 2 && h.kind != TableKind::wld && h.sides == 2 &&
+                                  (h.kind != TableKind::rul || h.rules.arrays() == 1);
+    if (stored > 2 || (stored != 0 && !one_half_allowed))
+        fail(TableErrorKind::corrupted, "stored half " + std::to_string(stored) + " does not fit a version " +
+                                            std::to_string(version) + " ." + std::string(extension(h.kind)) +
+                                            " file of " + h.material.name());
+    h.stored = static_cast<StoredHalf>(stored);
     if (!std::has_single_bit(block_positions) || block_positions < (1u << min_block_shift) ||
         block_positions > (1u << max_block_shift))
         fail(TableErrorKind::corrupted, "block size " + std::to_string(block_positions) +

@@ -1,8 +1,9 @@
-// The table file format, version 1 (docs/format.md): the header's fields, how
+// The table file format, versions 1 and 2 (docs/format.md): the header's fields, how
 // they are written and read, and the typed errors a reader reports. The writer
 // (builder/) and the reader (table_file.hpp) share this one definition.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -26,7 +27,11 @@ std::string_view extension(TableKind kind) noexcept;
 // The file name of a material's table: KKKvK.wld.
 std::string table_file_name(const Material& m, TableKind kind);
 
-inline constexpr std::uint32_t format_version = 1;
+// The newest version this reader reads and the writer writes for .dtw
+// (docs/format.md, "Versions"): 2, one side to move stored and draws left
+// to the .wld. A .wld is still written as version 1, which it is unchanged
+// from; a reader reads either version of every kind.
+inline constexpr std::uint32_t format_version = 2;
 inline constexpr std::uint32_t index_scheme = 1;
 inline constexpr std::size_t fixed_header_bytes = 68;  // up to and with provenance_size
 inline constexpr std::size_t rule_record_bytes = 24;   // a .rul file's rules, before its provenance
@@ -48,13 +53,20 @@ struct RuleRecord {
     friend bool operator==(const RuleRecord&, const RuleRecord&) = default;
 };
 
+// Which positions of a table a file stores values for (docs/format.md,
+// "Positions"): every one, or one side to move only, the positions of the
+// first half (the canonical material with White to move) or of the second.
+enum class StoredHalf : std::uint8_t { both = 0, first = 1, second = 2 };
+
 struct TableHeader {
     TableKind kind = TableKind::wld;
+    std::uint32_t version = 1;  // 2: `stored` may be one half, and draws are fillers (.dtw, .rul)
     std::string variant;
     int board_size = 0;
     Material material;
     int sides = 2;
     int value_bits = 2;
+    StoredHalf stored = StoredHalf::both;
     int block_shift = 16;  // block_positions = 2^block_shift
     std::uint64_t positions_per_side = 0;
     std::string provenance;  // UTF-8 JSON
@@ -62,16 +74,47 @@ struct TableHeader {
     std::uint32_t header_size = 0;  // filled in by encode_header and decode_header
 
     std::uint64_t block_positions() const noexcept { return std::uint64_t{1} << block_shift; }
-    // Values stored: every position of each value array.
+    // The table's positions: every position of each value array, both
+    // sides to move, whether the file stores them all or not.
     std::uint64_t positions() const noexcept {
         return static_cast<std::uint64_t>(kind == TableKind::rul ? rules.arrays() : 1) *
                static_cast<std::uint64_t>(sides) * positions_per_side;
     }
+    // The positions g the file stores, [stored_begin(), stored_end()): all,
+    // or one half (a file of one value array).
+    std::uint64_t stored_begin() const noexcept { return stored == StoredHalf::second ? positions_per_side : 0; }
+    std::uint64_t stored_end() const noexcept {
+        return stored == StoredHalf::first ? positions_per_side : stored == StoredHalf::second ? 2 * positions_per_side : positions();
+    }
+    bool stores(std::uint64_t g) const noexcept { return g >= stored_begin() && g < stored_end(); }
+    // Whether a draw (by the .wld) has a filler here: version 2 of a .dtw or .rul.
+    bool draws_left_out() const noexcept { return version >= 2 && kind != TableKind::wld; }
     // Where the provenance starts: after the fixed header, and a .rul's rules.
     std::size_t provenance_offset() const noexcept {
         return fixed_header_bytes + (kind == TableKind::rul ? rule_record_bytes : 0);
     }
-    std::uint64_t block_count() const noexcept { return (positions() + block_positions() - 1) >> block_shift; }
+    // The blocks are those of the whole table, cut at the multiples of
+    // block_positions() of g, that hold stored positions, each cut to the
+    // stored ones: with the second half stored, the first block may be
+    // short. So a table's .dtw blocks are its .wld blocks clipped.
+    std::uint64_t block_count() const noexcept {
+        return ((stored_end() + block_positions() - 1) >> block_shift) - (stored_begin() >> block_shift);
+    }
+    // The blocks of the table's positions, whether stored or not: the
+    // .wld's, which a reader of a range of the table counts in.
+    std::uint64_t table_blocks() const noexcept { return (positions() + block_positions() - 1) >> block_shift; }
+    // Where block `block` starts (a position g), the block of stored
+    // position g and g's place in it.
+    std::uint64_t block_first(std::uint64_t block) const noexcept {
+        return std::max(stored_begin(), ((stored_begin() >> block_shift) + block) << block_shift);
+    }
+    struct Place {
+        std::uint64_t block, k;
+    };
+    Place place_of(std::uint64_t g) const noexcept {
+        const std::uint64_t block = (g >> block_shift) - (stored_begin() >> block_shift);
+        return {block, g - block_first(block)};
+    }
     // Values in block `block`, and their bytes before compression.
     std::uint64_t block_values(std::uint64_t block) const noexcept;
     std::size_t block_bytes(std::uint64_t block) const noexcept;

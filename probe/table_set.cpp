@@ -5,6 +5,7 @@
 #include <cctype>
 #include <string_view>
 #include <map>
+#include <stdexcept>
 
 namespace dtb {
 
@@ -104,8 +105,10 @@ const TableFile& TableSet::file(int slot, TableKind kind) const {
 std::uint32_t TableSet::stored_code(int slot, TableKind kind, std::uint64_t g) const {
     const TableFile& f = file(slot, kind);
     const TableHeader& h = f.header();
-    const std::uint64_t block = g >> h.block_shift;
-    const std::uint64_t k = g & (h.block_positions() - 1);
+    if (!h.stores(g))
+        throw std::logic_error("position " + std::to_string(g) + " of " + f.path().string() + " is not stored there");
+    const TableHeader::Place at = h.place_of(g);
+    const std::uint64_t block = at.block, k = at.k;
     const BlockCache::Key key{static_cast<std::uint32_t>(kinds * slot + static_cast<int>(kind)), block};
     return cache_.with_block(
         key, h.block_bytes(block), [&](std::span<std::byte> out) { f.read_block(block, out); },
@@ -113,7 +116,14 @@ std::uint32_t TableSet::stored_code(int slot, TableKind kind, std::uint64_t g) c
 }
 
 Wdl TableSet::stored_wdl(int slot, std::uint64_t g) const {
-    if (!has(slot, TableKind::wld)) return value_of_dtw_code(stored_dtw_code(slot, g)).wdl;
+    if (!has(slot, TableKind::wld)) {
+        // A .dtw of version 1 holds every result too; one of version 2 does not.
+        if (file(slot, TableKind::dtw).header().draws_left_out())
+            throw TableError(TableErrorKind::missing, path_of(slots_[slot].material, TableKind::wld),
+                             "no such file, and the .dtw beside it leaves draws and one side to move to it (build it "
+                             "with " + build_command(slots_[slot].material) + ")");
+        return value_of_dtw_code(stored_dtw_code(slot, g)).wdl;
+    }
     const std::uint32_t code = stored_code(slot, TableKind::wld, g);
     if (code == wld_unwritten)
         throw TableError(TableErrorKind::corrupted, path_of(slots_[slot].material, TableKind::wld),

@@ -76,8 +76,10 @@ public:
     const TableFile& file(int slot, TableKind kind) const;
 
     // Stored values of position g of a table (docs/format.md): the win/draw/loss
-    // (from the .wld file, else from the .dtw file) and the DTW code. They throw
-    // TableError if the file needed is missing or damaged.
+    // (from the .wld file, else from a .dtw file of version 1) and the DTW
+    // code, of a position its file stores (TableHeader::stores(); in a .dtw
+    // of version 2 the code of a draw is a filler). They throw TableError if
+    // the file needed is missing or damaged.
     Wdl stored_wdl(int slot, std::uint64_t g) const;
     std::uint32_t stored_dtw_code(int slot, std::uint64_t g) const;
     // The rule code (probe/rule_count.hpp) of value g of a .rul file: its

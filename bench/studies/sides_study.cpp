@@ -52,7 +52,7 @@ std::vector<std::uint16_t> decode(const TableFile& f) {
         std::vector<std::byte> raw(h.block_bytes(b));
         f.read_block(b, raw);
         for (std::uint64_t k = 0; k < h.block_values(b); ++k)
-            out[(b << h.block_shift) + k] = static_cast<std::uint16_t>(value_at(raw, h.value_bits, k));
+            out[h.block_first(b) + k] = static_cast<std::uint16_t>(value_at(raw, h.value_bits, k));
     });
     return out;
 }

@@ -48,7 +48,7 @@ void study(const std::filesystem::path& dir, const std::vector<std::string>& nam
     for (const std::string& name : names) {
         const dtb::Material m = dtb::Material::parse(name);
         const dtb::TableFile file = dtb::open_dtw_table<V>(variant_dir, m);
-        tables.push_back(dtb::load_solved_values<V>(file, dtb::Successors<V>({}, &prober), 0, file.header().block_count()));
+        tables.push_back(dtb::load_solved_values<V>(file, dtb::Successors<V>({}, &prober), 0, file.header().table_blocks()));
         codes += tables.back().codes.size();
     }
     fmt::print("{} codes in {} tables\n", codes, tables.size());

@@ -173,7 +173,7 @@ private:
                 const TableFile file = open_dtw_table<V>(variant_dir_, s);
                 const JobProber<V> prober(o_.dir, &kept_);
                 SolvedValues loaded = load_solved_values<V>(
-                    file, Successors<V>(kept_.find_all(successors(s)), &prober.get()), 0, file.header().block_count());
+                    file, Successors<V>(kept_.find_all(successors(s)), &prober.get()), 0, file.header().table_blocks());
                 if (codes_only_) loaded.drop_capture_marks();
                 values = std::make_shared<const SolvedValues>(std::move(loaded));
             });

@@ -12,8 +12,8 @@
 
 namespace dtb {
 
-ReplacedFile::ReplacedFile(std::filesystem::path file, bool durable)
-    : final_(std::move(file)), temporary_(temporary_of(final_)), durable_(durable) {
+ReplacedFile::ReplacedFile(std::filesystem::path file, bool durable, std::string_view tag)
+    : final_(std::move(file)), temporary_(temporary_of(final_, tag)), durable_(durable) {
     file_ = std::fopen(temporary_.c_str(), "wb");
     if (!file_)
         throw std::runtime_error("cannot create " + temporary_.string() + ": " + std::strerror(errno) +

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace dtb {
@@ -18,7 +19,10 @@ public:
     // Creates FILE.tmp. `durable`: commit() flushes it to disk before the
     // rename, so that it survives the machine going down (the tables and the
     // manifest); a scratch file whose checksums tell a damaged one skips that.
-    explicit ReplacedFile(std::filesystem::path file, bool durable = true);
+    // `tag`, if not empty, names the temporary FILE.TAG.tmp, so that two
+    // files meant for one name can be written at once (the one kept is
+    // committed, the other dropped).
+    explicit ReplacedFile(std::filesystem::path file, bool durable = true, std::string_view tag = {});
     ReplacedFile(const ReplacedFile&) = delete;
     ReplacedFile& operator=(const ReplacedFile&) = delete;
     ~ReplacedFile();  // not committed: the temporary file is removed
@@ -33,7 +37,9 @@ public:
     void commit();
 
     // The temporary name of `file`, while a ReplacedFile writes it.
-    static std::filesystem::path temporary_of(const std::filesystem::path& file) { return file.string() + ".tmp"; }
+    static std::filesystem::path temporary_of(const std::filesystem::path& file, std::string_view tag = {}) {
+        return file.string() + (tag.empty() ? "" : "." + std::string(tag)) + ".tmp";
+    }
 
 private:
     [[noreturn]] void fail(const char* what) const;

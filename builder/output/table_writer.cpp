@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <deque>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -36,28 +37,42 @@ void fill_dont_care(std::span<std::uint32_t> codes) {
     for (std::uint32_t& c : codes) previous = c = c == dont_care ? previous : c;
 }
 
-// Encodes one block of codes (no dont_care left) into the .wld and .dtw raw bytes.
-void encode_block(std::span<const std::uint32_t> codes, int dtw_bits, std::vector<std::byte>& wld,
-                  std::vector<std::byte>& dtw) {
-    wld.assign((codes.size() + 3) / 4, std::byte{0});
-    dtw.assign(codes.size() * static_cast<std::size_t>(dtw_bits / 8), std::byte{0});
-    for (std::size_t k = 0; k < codes.size(); ++k) {
-        const std::uint32_t code = codes[k];
-        wld[k / 4] |= static_cast<std::byte>(wld_code(value_of_dtw_code(code).wdl) << (2 * (k % 4)));
+// A block's codes (no dont_care left) as .wld bytes, 2 bits a value.
+std::vector<std::byte> wld_bytes(std::span<const std::uint32_t> codes) {
+    std::vector<std::byte> wld((codes.size() + 3) / 4, std::byte{0});
+    for (std::size_t k = 0; k < codes.size(); ++k)
+        wld[k / 4] |= static_cast<std::byte>(wld_code(value_of_dtw_code(codes[k]).wdl) << (2 * (k % 4)));
+    return wld;
+}
+
+// A run of codes (dont_care and draws left, for the .dtw of version 2) as
+// .dtw bytes of `dtw_bits`: capture positions take fillers, and in
+// `version` 2 draws too.
+std::vector<std::byte> dtw_bytes(std::span<const std::uint32_t> codes, int dtw_bits, std::uint32_t version) {
+    std::vector<std::uint32_t> cared(codes.begin(), codes.end());
+    if (version >= 2)
+        for (std::uint32_t& c : cared)
+            if (c == 0) c = dont_care;
+    fill_dont_care(cared);
+    std::vector<std::byte> dtw(cared.size() * static_cast<std::size_t>(dtw_bits / 8));
+    for (std::size_t k = 0; k < cared.size(); ++k) {
         if (dtw_bits == 8) {
-            dtw[k] = static_cast<std::byte>(code);
+            dtw[k] = static_cast<std::byte>(cared[k]);
         } else {
-            dtw[2 * k] = static_cast<std::byte>(code);
-            dtw[2 * k + 1] = static_cast<std::byte>(code >> 8);
+            dtw[2 * k] = static_cast<std::byte>(cared[k]);
+            dtw[2 * k + 1] = static_cast<std::byte>(cared[k] >> 8);
         }
     }
+    return dtw;
 }
 
 // One table file being written: blocks appended, tables at the end.
 class FileWriter {
 public:
-    FileWriter(std::filesystem::path final_path, TableHeader header)
-        : file_(std::move(final_path)), header_(std::move(header)) {
+    // `tag` names the temporary file apart from others of the same file
+    // (ReplacedFile): two .dtw written at once, one of each half.
+    FileWriter(std::filesystem::path final_path, TableHeader header, std::string_view tag = {})
+        : file_(std::move(final_path), true, tag), header_(std::move(header)) {
         header_bytes_ = encode_header(header_);
         offsets_.push_back(header_.blocks_start());
         // Room for the offsets, checksums and table checksum, filled in at the end.
@@ -77,6 +92,8 @@ public:
     // The room for the offsets and checksums handed to the system, before
     // others write blocks after it.
     void flush() { file_.flush(); }
+    // The bytes of its blocks so far.
+    std::uint64_t block_bytes() const noexcept { return offsets_.back() - offsets_.front(); }
 
     // Writes the tables, flushes to disk and renames into place; returns the
     // file's size and table checksum.
@@ -143,74 +160,122 @@ int dtw_bits_for(std::uint32_t max_code) {
     return max_code <= 255 ? 8 : 16;
 }
 
-// Blocks [first, first + count) of both files, compressed in parallel.
+// The halves of a table's positions a .dtw may store (docs/format.md,
+// "Positions"): both, in a table of one side (a material equal to its
+// mirror), else the first or the second, whichever is smaller, written
+// both and the larger dropped.
+std::vector<StoredHalf> dtw_candidates(const TableHeader& header, const TableSpec& spec) {
+    if (header.sides == 1 || spec.dtw_version < 2) return {StoredHalf::both};
+    return {StoredHalf::first, StoredHalf::second};
+}
+
+// Block b of the .wld, compressed, and the parts of it that each candidate
+// .dtw stores (none where b holds none of its positions; the block across
+// the halves is a block of each).
 struct CompressedBlock {
-    std::vector<std::byte> wld, dtw;
+    std::vector<std::byte> wld;
+    std::vector<std::optional<std::vector<std::byte>>> dtw;
 };
 std::vector<CompressedBlock> compress_blocks(const TableHeader& header, const TableSpec& spec, std::uint32_t max_code,
                                              const ValueSource& values, std::uint64_t first, std::uint64_t count) {
     const int dtw_bits = dtw_bits_for(max_code);
+    const std::vector<StoredHalf> halves = dtw_candidates(header, spec);
     std::vector<CompressedBlock> blocks(count);
     work_profile::Step step(work_profile::Kind::compress, count);
     tbb::parallel_for(std::uint64_t{0}, count, [&](std::uint64_t i) {
         const auto piece = step.piece();
         const std::uint64_t b = first + i;
+        const std::uint64_t start = header.block_first(b);
         std::vector<std::uint32_t> codes(header.block_values(b));
-        values(b << header.block_shift, codes);
+        values(start, codes);
         for (std::uint32_t c : codes)
             if (c != dont_care && c > max_code)
                 throw std::runtime_error("a DTW code of " + std::to_string(c) + " exceeds the largest announced, " +
                                          std::to_string(max_code));
-        std::vector<std::byte> wld, dtw;
+        CompressedBlock& out = blocks[i];
+        for (const StoredHalf half : halves) {
+            TableHeader h = header;
+            h.stored = half;
+            const std::uint64_t from = std::max(start, h.stored_begin());
+            const std::uint64_t to = std::min(start + codes.size(), h.stored_end());
+            if (from >= to) {
+                out.dtw.emplace_back();
+                continue;
+            }
+            const auto part = std::span<const std::uint32_t>(codes).subspan(from - start, to - from);
+            out.dtw.emplace_back(zstd_compress(dtw_bytes(part, dtw_bits, spec.dtw_version), spec.dtw_compression_level));
+        }
         fill_dont_care(codes);
-        encode_block(codes, dtw_bits, wld, dtw);
-        blocks[i] = {zstd_compress(wld, spec.wld_compression_level), zstd_compress(dtw, spec.dtw_compression_level)};
+        out.wld = zstd_compress(wld_bytes(codes), spec.wld_compression_level);
     });
     return blocks;
 }
 
 // The header of the .wld or .dtw (`kind`) of a table of `header`, encoded:
-// its size (and so where its blocks start) known.
-TableHeader file_header(TableHeader header, TableKind kind, std::uint32_t max_code) {
+// its size (and so where its blocks start) known. A .dtw is of
+// `dtw_version` and stores `half`.
+TableHeader file_header(TableHeader header, TableKind kind, std::uint32_t max_code, std::uint32_t dtw_version = 1,
+                        StoredHalf half = StoredHalf::both) {
     header.kind = kind;
     header.value_bits = kind == TableKind::wld ? 2 : dtw_bits_for(max_code);
+    if (kind == TableKind::dtw) {
+        header.version = dtw_version;
+        header.stored = half;
+    }
     encode_header(header);
     return header;
 }
 
-// The two files of a table, their blocks added in order.
+// The half of the smaller .dtw, of the bytes of the candidates' blocks (the
+// first if equal): the sizes a team's members know of each other's blocks.
+std::size_t smaller(const std::vector<std::uint64_t>& sizes) {
+    return static_cast<std::size_t>(std::min_element(sizes.begin(), sizes.end()) - sizes.begin());
+}
+
+// The files of a table, their blocks added in order: the .wld and each
+// candidate .dtw, or the one chosen.
 class TableFiles {
 public:
-    TableFiles(const std::filesystem::path& directory, TableHeader header, std::uint32_t max_code) {
+    TableFiles(const std::filesystem::path& directory, TableHeader header, std::uint32_t max_code,
+               std::uint32_t dtw_version, std::vector<StoredHalf> halves) {
         written_.max_code = max_code;
         written_.dtw_bits = dtw_bits_for(max_code);
         written_.wld = directory / table_file_name(header.material, TableKind::wld);
         written_.dtw = directory / table_file_name(header.material, TableKind::dtw);
         wld_.emplace(written_.wld, file_header(header, TableKind::wld, max_code));
-        dtw_.emplace(written_.dtw, file_header(header, TableKind::dtw, max_code));
+        for (std::size_t i = 0; i < halves.size(); ++i)
+            dtw_.emplace_back(written_.dtw, file_header(header, TableKind::dtw, max_code, dtw_version, halves[i]),
+                              i == 0 ? "" : "candidate");
     }
     void add(const CompressedBlock& block) {
         wld_->add_block(block.wld);
-        dtw_->add_block(block.dtw);
+        for (std::size_t i = 0; i < dtw_.size(); ++i)
+            if (block.dtw[i]) dtw_[i].add_block(*block.dtw[i]);
     }
-    // A block of both files that another writer put in place.
-    void add_written(const std::uint64_t (&entry)[4]) {
-        wld_->add_written(entry[0], entry[1]);
-        dtw_->add_written(entry[2], entry[3]);
+    // A block that another writer put in place: the .wld's and the .dtw's
+    // size and checksum (of the one .dtw, which has none where `dtw_size` is 0).
+    void add_written(std::uint64_t wld_size, std::uint64_t wld_checksum, std::uint64_t dtw_size,
+                     std::uint64_t dtw_checksum) {
+        wld_->add_written(wld_size, wld_checksum);
+        if (dtw_size > 0) dtw_.front().add_written(dtw_size, dtw_checksum);
     }
     void flush() {
         wld_->flush();
-        dtw_->flush();
+        for (FileWriter& f : dtw_) f.flush();
     }
+    // Keeps the smaller .dtw; the other's temporary file goes.
     WrittenTables finish() {
+        std::vector<std::uint64_t> sizes;
+        for (const FileWriter& f : dtw_) sizes.push_back(f.block_bytes());
         std::tie(written_.wld_bytes, written_.wld_checksum) = wld_->finish();
-        std::tie(written_.dtw_bytes, written_.dtw_checksum) = dtw_->finish();
+        std::tie(written_.dtw_bytes, written_.dtw_checksum) = dtw_[smaller(sizes)].finish();
         return written_;
     }
 
 private:
     WrittenTables written_;
-    std::optional<FileWriter> wld_, dtw_;
+    std::optional<FileWriter> wld_;
+    std::deque<FileWriter> dtw_;  // not movable: a deque keeps them in place
 };
 
 }  // namespace
@@ -220,7 +285,7 @@ WrittenTables write_tables(const std::filesystem::path& directory, const TableSp
     const std::uint64_t blocks = header.block_count();
     auto block_codes = [&](std::uint64_t b, std::vector<std::uint32_t>& codes) {
         codes.resize(header.block_values(b));
-        values(b << header.block_shift, codes);
+        values(header.block_first(b), codes);
     };
     const std::uint32_t max_code = spec.max_code ? *spec.max_code : tbb::parallel_reduce(
         tbb::blocked_range<std::uint64_t>(0, blocks), std::uint32_t{0},
@@ -234,7 +299,7 @@ WrittenTables write_tables(const std::filesystem::path& directory, const TableSp
             return m;
         },
         [](std::uint32_t a, std::uint32_t b) { return std::max(a, b); });
-    TableFiles files(directory, header, max_code);
+    TableFiles files(directory, header, max_code, spec.dtw_version, dtw_candidates(header, spec));
     for (std::uint64_t first = 0; first < blocks; first += write_batch_blocks)
         for (const CompressedBlock& b :
              compress_blocks(header, spec, max_code, values, first, std::min(write_batch_blocks, blocks - first)))
@@ -252,11 +317,14 @@ WrittenTables write_tables(Team& team, const std::filesystem::path& directory, c
         throw std::logic_error("a team member's range does not start at a block");
     const std::vector<CompressedBlock> mine =
         compress_blocks(header, spec, *spec.max_code, values, first_block, end_block - first_block);
-    // Every member learns every block's sizes and checksums (32 bytes a
-    // block, the members' ranges in order), so that each knows where its
-    // own blocks go in the files and member 0 can write the offsets, the
-    // block checksums and the table checksum: the blocks themselves cross
-    // no network.
+    // Every member learns every block's sizes and checksums (16 bytes a
+    // file a block, the members' ranges in order; a .dtw candidate's size 0
+    // where it has no such block), so that each knows where its own blocks
+    // go in the files and member 0 can write the offsets, the block
+    // checksums and the table checksum: the blocks themselves cross no
+    // network. Every member picks the same .dtw from the sizes.
+    const std::vector<StoredHalf> halves = dtw_candidates(header, spec);
+    const std::size_t entry = 16 * (1 + halves.size());
     const int members = team.size(), me = team.rank();
     std::vector<std::size_t> at(members), bytes(members, 8);
     std::vector<std::byte> numbers(8 * static_cast<std::size_t>(members));
@@ -265,20 +333,28 @@ WrittenTables write_tables(Team& team, const std::filesystem::path& directory, c
     team.all_gather(numbers.data(), at, bytes);
     std::size_t entries = 0;
     for (int j = 0; j < members; ++j) {
-        at[j] = 32 * entries;
-        bytes[j] = 32 * load_u64(numbers.data() + 8 * static_cast<std::size_t>(j));
-        entries += bytes[j] / 32;
+        at[j] = entry * entries;
+        bytes[j] = entry * load_u64(numbers.data() + 8 * static_cast<std::size_t>(j));
+        entries += bytes[j] / entry;
     }
     if (entries != header.block_count()) throw std::logic_error("the team's ranges do not make the table");
-    std::vector<std::byte> index(32 * entries);
+    std::vector<std::byte> index(entry * entries);
     for (std::size_t i = 0; i < mine.size(); ++i) {
-        std::byte* e = index.data() + at[me] + 32 * i;
+        std::byte* e = index.data() + at[me] + entry * i;
         store_u64(e, mine[i].wld.size());
         store_u64(e + 8, checksum(mine[i].wld));
-        store_u64(e + 16, mine[i].dtw.size());
-        store_u64(e + 24, checksum(mine[i].dtw));
+        for (std::size_t h = 0; h < halves.size(); ++h) {
+            if (!mine[i].dtw[h]) continue;
+            store_u64(e + 16 * (h + 1), mine[i].dtw[h]->size());
+            store_u64(e + 16 * (h + 1) + 8, checksum(*mine[i].dtw[h]));
+        }
     }
     team.all_gather(index.data(), at, bytes);
+    std::vector<std::uint64_t> sizes(halves.size());
+    for (std::size_t i = 0; i < entries; ++i)
+        for (std::size_t h = 0; h < halves.size(); ++h) sizes[h] += load_u64(index.data() + entry * i + 16 * (h + 1));
+    const std::size_t kept = smaller(sizes);
+    const auto dtw_entry = [&](std::size_t i) { return index.data() + entry * i + 16 * (kept + 1); };
     // Member 0 creates the files' temporary names; then each member writes
     // its blocks where the sizes before them put them; then member 0 writes
     // the offsets and checksums and renames the files into place.
@@ -286,7 +362,7 @@ WrittenTables write_tables(Team& team, const std::filesystem::path& directory, c
     std::string failure;
     try {
         if (me == 0) {
-            files.emplace(directory, header, *spec.max_code);
+            files.emplace(directory, header, *spec.max_code, spec.dtw_version, std::vector<StoredHalf>{halves[kept]});
             files->flush();
         }
     } catch (const std::exception& e) {
@@ -296,17 +372,18 @@ WrittenTables write_tables(Team& team, const std::filesystem::path& directory, c
         throw std::runtime_error(failure.empty() ? "member 0 of the team could not create the table files" : failure);
     try {
         std::uint64_t wld_at = file_header(header, TableKind::wld, *spec.max_code).blocks_start();
-        std::uint64_t dtw_at = file_header(header, TableKind::dtw, *spec.max_code).blocks_start();
-        for (std::size_t i = 0; i < at[me] / 32; ++i) {
-            wld_at += load_u64(index.data() + 32 * i);
-            dtw_at += load_u64(index.data() + 32 * i + 16);
+        std::uint64_t dtw_at = file_header(header, TableKind::dtw, *spec.max_code, spec.dtw_version, halves[kept]).blocks_start();
+        for (std::size_t i = 0; i < at[me] / entry; ++i) {
+            wld_at += load_u64(index.data() + entry * i);
+            dtw_at += load_u64(dtw_entry(i));
         }
         std::vector<FilePiece> wld, dtw;
         for (const CompressedBlock& b : mine) {
             wld.push_back({wld_at, b.wld});
-            dtw.push_back({dtw_at, b.dtw});
             wld_at += b.wld.size();
-            dtw_at += b.dtw.size();
+            if (!b.dtw[kept]) continue;
+            dtw.push_back({dtw_at, *b.dtw[kept]});
+            dtw_at += b.dtw[kept]->size();
         }
         write_into(ReplacedFile::temporary_of(directory / table_file_name(header.material, TableKind::wld)), wld);
         write_into(ReplacedFile::temporary_of(directory / table_file_name(header.material, TableKind::dtw)), dtw);
@@ -319,8 +396,8 @@ WrittenTables write_tables(Team& team, const std::filesystem::path& directory, c
                                                  : failure);
     if (me != 0) return {};
     for (std::size_t i = 0; i < entries; ++i) {
-        const std::byte* e = index.data() + 32 * i;
-        files->add_written({load_u64(e), load_u64(e + 8), load_u64(e + 16), load_u64(e + 24)});
+        const std::byte* e = index.data() + entry * i;
+        files->add_written(load_u64(e), load_u64(e + 8), load_u64(dtw_entry(i)), load_u64(dtw_entry(i) + 8));
     }
     return files->finish();
 }
@@ -343,7 +420,7 @@ WrittenTable write_rule_table(const std::filesystem::path& directory, const Tabl
             const auto piece = step.piece();
             const std::uint64_t b = first + i;
             std::vector<std::uint32_t> codes(header.block_values(b));
-            values(b << header.block_shift, codes);
+            values(header.block_first(b), codes);
             fill_dont_care(codes);
             std::vector<std::byte> raw(codes.size());
             for (std::size_t k = 0; k < codes.size(); ++k) {

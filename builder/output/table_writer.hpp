@@ -43,6 +43,10 @@ struct TableSpec {
     std::optional<std::uint32_t> max_code;
     // zstd level of a .rul (write_rule_table()).
     int rul_compression_level = 9;
+    // The .dtw's format version (docs/format.md): 2, one side to move and
+    // draws left to the .wld; 1, every value (tests of the format with
+    // values that are not a game's, and tables for older readers).
+    std::uint32_t dtw_version = 2;
 };
 
 // Fills out[i] with the DTW code (value.hpp: 0 draw, plies + 1) of position

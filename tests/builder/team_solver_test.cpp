@@ -72,7 +72,7 @@ void check_team(int pieces, int members, const TeamOptions& options, Held held =
             auto from_reference = [&](const Material& s) {
                 const TableFile file = open_dtw_table<V>(reference.path() / std::string(V::name), s);
                 return std::make_shared<const SolvedValues>(load_solved_values<V>(
-                    file, Successors<V>({}, &reference_tables), 0, file.header().block_count()));
+                    file, Successors<V>({}, &reference_tables), 0, file.header().table_blocks()));
             };
             for (const Material& s : successors(m))
                 if (s.pieces() % 2 == 1) caches[0]->keep(from_reference(s));
@@ -223,7 +223,7 @@ TEST(TeamTables, TurnedChildrenAgreeWithHeldCodeAndLocate) {
             if (shared.size() > whole.size()) {
                 const TableFile file = open_dtw_table<V>(variant_dir, s);
                 whole.push_back(std::make_shared<SolvedValues>(
-                    load_solved_values<V>(file, loading, 0, file.header().block_count())));
+                    load_solved_values<V>(file, loading, 0, file.header().table_blocks())));
             } else {
                 shared.push_back(s);
             }

@@ -142,12 +142,14 @@ private:
 // builder's writer writes them: capture positions left to the writer.
 template <class V>
 void write_true_tables(const BruteForce<V>& truth, const std::vector<Material>& targets,
-                       const std::filesystem::path& dir) {
+                       const std::filesystem::path& dir, std::uint32_t dtw_version = 2) {
     const auto tables = dir / std::string(V::name);
     std::filesystem::create_directories(tables);
     for (const Material& c : build_order(targets)) {
         const Index<V::board_size> own(c), mirror(c.mirrored());
-        write_tables(tables, test_table_spec<V>(c, 10), [&](std::uint64_t first, std::span<std::uint32_t> out) {
+        TableSpec spec = test_table_spec<V>(c, 10);
+        spec.dtw_version = dtw_version;
+        write_tables(tables, spec, [&](std::uint64_t first, std::span<std::uint32_t> out) {
             for (std::size_t i = 0; i < out.size(); ++i) {
                 const auto q = position_of(own, mirror, first + i);
                 out[i] = draughts::has_capture<V>(q) ? dont_care : truth.code(c, first + i);

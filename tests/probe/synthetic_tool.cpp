@@ -65,11 +65,20 @@ void alter(const std::filesystem::path& dir, const Material& m) {
     const int slot = tables.find(m).slot;
     if (slot < 0) throw std::runtime_error("no table of " + m.name());
     const TableHeader& h = tables.file(slot, TableKind::dtw).header();
+    const Index<V::board_size> own(m), mirror(m.mirrored());
     std::vector<std::uint32_t> codes(h.positions());
-    for (std::uint64_t g = 0; g < codes.size(); ++g) codes[g] = tables.stored_dtw_code(slot, g);
-    const auto won = std::find_if(codes.begin(), codes.end(), [](std::uint32_t c) { return c != 0 && c % 2 == 0; });
-    if (won == codes.end()) throw std::runtime_error(m.name() + " has no win to alter");
+    for (std::uint64_t g = 0; g < codes.size(); ++g) {
+        const draughts::Position<V::board_size> p = table_position(own, mirror, g);
+        codes[g] = draughts::has_capture<V>(p) ? dont_care : dtw_code(prober.value(p));
+    }
+    // The first win of each side to move, so that the .dtw keeps one
+    // whichever side it stores.
+    const auto is_win = [](std::uint32_t c) { return c != dont_care && c != 0 && c % 2 == 0; };
+    const auto half = codes.begin() + static_cast<std::ptrdiff_t>(h.positions_per_side);
+    const auto won = std::find_if(codes.begin(), half, is_win);
+    if (won == half) throw std::runtime_error(m.name() + " has no win to alter");
     *won += 2;
+    if (const auto other = std::find_if(half, codes.end(), is_win); other != codes.end()) *other += 2;
     TableSpec spec;
     spec.variant = h.variant;
     spec.board_size = h.board_size;

@@ -98,5 +98,58 @@ TEST(TrueTables, InternationalKingsAndAMan) {
     check_true_tables<draughts::International>({Material::parse("KKvK"), Material::parse("KMvK")});
 }
 
+// The .dtw of format 2 (docs/format.md, "Versions"): one half of a
+// material unlike its mirror, the smaller, whose blocks are the .wld's cut
+// to it; the read back of a version 1 .dtw written from the same values
+// gives every position the same value; without its .wld it is refused,
+// naming the .wld.
+TEST(TrueTables, OneSidedDtwAgainstVersion1) {
+    using V = draughts::American;
+    constexpr int N = V::board_size;
+    const std::vector<Material> targets{Material::parse("KMvK")};
+    const test::BruteForce<V> truth(targets);
+    const test::TemporaryDirectory two{"dtw2"}, one{"dtw1"};
+    test::write_true_tables(truth, targets, two.path());
+    test::write_true_tables(truth, targets, one.path(), 1);
+    const Prober<V> after(two.path()), before(one.path());
+    for (const Material& c : build_order(targets)) {
+        const int slot = after.tables().find(c).slot;
+        const TableHeader& dtw = after.tables().file(slot, TableKind::dtw).header();
+        const TableHeader& old = before.tables().file(before.tables().find(c).slot, TableKind::dtw).header();
+        EXPECT_EQ(dtw.version, 2u) << c.name();
+        EXPECT_EQ(old.version, 1u) << c.name();
+        EXPECT_EQ(dtw.stored == StoredHalf::both, c == c.mirrored()) << c.name();
+        if (dtw.stored == StoredHalf::both) continue;
+        // Fewer bytes than the half not kept: the file is under the version 1
+        // file's size, which holds both, and its blocks cover the half exactly.
+        EXPECT_LT(std::filesystem::file_size(after.tables().path_of(c, TableKind::dtw)),
+                  std::filesystem::file_size(before.tables().path_of(c, TableKind::dtw)));
+        std::uint64_t covered = 0;
+        for (std::uint64_t b = 0; b < dtw.block_count(); ++b) {
+            EXPECT_EQ(dtw.block_first(b), b == 0 ? dtw.stored_begin() : (dtw.block_first(b) >> dtw.block_shift) << dtw.block_shift);
+            covered += dtw.block_values(b);
+        }
+        EXPECT_EQ(covered, dtw.positions_per_side);
+        for (const Material& m : {c, c.mirrored()}) {
+            const Index<N> index(m);
+            for (std::uint64_t i = 0; i < index.size(); ++i)
+                for (const auto& p : {index.unrank(i), index.unrank(i).flipped()}) {
+                    ASSERT_EQ(after.value(p), before.value(p)) << draughts::to_fen(p);
+                    ASSERT_EQ(after.from_moves(p), before.value(p)) << draughts::to_fen(p);
+                }
+        }
+    }
+    std::filesystem::remove(two.path() / "american" / "KMvK.wld");
+    const Prober<V> without(two.path());
+    const auto p = Index<N>(Material::parse("KMvK")).unrank(0);
+    try {
+        (void)without.value(draughts::has_capture<V>(p) ? p.flipped() : p);
+        ADD_FAILURE() << "a .dtw of format 2 was read without its .wld";
+    } catch (const TableError& e) {
+        EXPECT_EQ(e.kind(), TableErrorKind::missing) << e.what();
+        EXPECT_NE(std::string(e.what()).find("KMvK.wld"), std::string::npos) << e.what();
+    }
+}
+
 }  // namespace
 }  // namespace dtb
