@@ -1,13 +1,16 @@
 // Root probes of real tables (issue 51): a set's tables of format version 2
-// (one-sided .dtw) against the same set in version 1, and the time of a
-// distance and of a best move of each side to move.
+// (one-sided .dtw, and .rul where the set has them) against the same set in
+// version 1, and the time of a distance and of a best move of each side to
+// move, plain and under the draw rules (the counts from zero).
 //
 //   root_probe_bench VARIANT OLD_DIR NEW_DIR [POSITIONS_A_MATERIAL]
 //
 // For every material of NEW_DIR, POSITIONS_A_MATERIAL (default 2000) random
 // positions without a capture, either side to move: the value, the result
 // and the best move's value must be those of OLD_DIR (a difference is
-// printed and the exit status is 1). Then, on NEW_DIR, warm (a cache of
+// printed and the exit status is 1), and where both sets have .rul tables,
+// the value under the rules and the best move's under them too. Then, on
+// NEW_DIR, warm (a cache of
 // 4 GiB, each position probed once before) and cold (a cache of the fewest blocks, so that
 // nearly every probe decompresses its blocks; the files stay in the page
 // cache), the mean, the 99th percentile and the slowest `value` and `best_move`, apart for the
@@ -23,7 +26,7 @@
 #include "bench/machine.hpp"
 #include "bench/positions.hpp"
 #include "draughts/variant.hpp"
-#include "probe/prober.hpp"
+#include "probe/rule_prober.hpp"
 
 namespace {
 
@@ -32,15 +35,20 @@ using Clock = std::chrono::steady_clock;
 
 struct Times {
     std::vector<double> us;
-    void add(double t) { us.push_back(t); }
-    // The mean, the 99th percentile and the slowest.
+    double slowest = -1;
+    std::string slowest_fen;
+    void add(double t, const std::string& fen) {
+        us.push_back(t);
+        if (t > slowest) slowest = t, slowest_fen = fen;
+    }
+    // The mean, the 99th percentile and the slowest (its position).
     std::string text() {
         if (us.empty()) return "none";
         std::sort(us.begin(), us.end());
         double sum = 0;
         for (double t : us) sum += t;
-        return fmt::format("mean {:7.1f} us, 99% {:8.1f} us, max {:8.1f} us", sum / static_cast<double>(us.size()),
-                           us[us.size() * 99 / 100], us.back());
+        return fmt::format("mean {:7.1f} us, 99% {:8.1f} us, max {:8.1f} us ({})", sum / static_cast<double>(us.size()),
+                           us[us.size() * 99 / 100], us.back(), slowest_fen);
     }
 };
 
@@ -70,28 +78,69 @@ int run(const std::filesystem::path& old_dir, const std::filesystem::path& new_d
         const Value a = before.value(p), b = after.value(p);
         const auto ma = before.best_move(p), mb = after.best_move(p);
         const bool same = a == b && before.wdl(p) == after.wdl(p) && ma.has_value() == mb.has_value() &&
-                          (!ma || ma->value == mb->value);
+                          (!ma || (ma->move == mb->move && ma->value == mb->value));
         if (!same && wrong++ < 10)
             std::printf("differs: %s version 1 %s, version 2 %s\n", draughts::to_fen(p).c_str(), to_string(a).c_str(),
                         to_string(b).c_str());
     }
     std::printf("%zu positions of %zu materials: %zu differ from the tables of version 1\n", positions.size(),
                 after.tables().materials().size(), wrong);
-    const auto time = [&](const Prober<V>& prober, const char* what) {
-        Times value[2], best[2];
+    // Under the rules, where both sets have every .rul; the side stored is the .rul's.
+    const auto all_rules = [](const Prober<V>& prober) {
+        const TableSet& t = prober.tables();
+        for (int slot = 0; slot < static_cast<int>(t.materials().size()); ++slot)
+            if (!t.has(slot, TableKind::rul)) return false;
+        return true;
+    };
+    const bool rules = all_rules(before) && all_rules(after);
+    std::vector<bool> rule_stored(positions.size());
+    if (rules) {
+        const RuleProber<V> rb(before), ra(after);
+        std::size_t rule_wrong = 0;
         for (std::size_t i = 0; i < positions.size(); ++i) {
-            value[stored[i]].add(micros([&] { (void)prober.value(positions[i]); }));
-            best[stored[i]].add(micros([&] { (void)prober.best_move(positions[i]); }));
+            const Position& p = positions[i];
+            const auto at = after.locate(p);
+            rule_stored[i] = after.tables().file(at.slot, TableKind::rul).header().stores(at.g);
+            const RuleValue a = rb.value(p), b = ra.value(p);
+            const auto ma = rb.best_move(p), mb = ra.best_move(p);
+            const bool same = a.wdl == b.wdl && a.rule_class == b.rule_class && a.distance == b.distance &&
+                              a.dtw == b.dtw && ma.has_value() == mb.has_value() &&
+                              (!ma || (ma->move == mb->move && ma->after.distance == mb->after.distance));
+            if (!same && rule_wrong++ < 10)
+                std::printf("differs under the rules: %s version 1 %s, version 2 %s\n", draughts::to_fen(p).c_str(),
+                            to_string(a.distance).c_str(), to_string(b.distance).c_str());
+        }
+        std::printf("under the rules: %zu positions, %zu differ from the tables of version 1\n", positions.size(),
+                    rule_wrong);
+        wrong += rule_wrong;
+    }
+    const auto time = [&](const Prober<V>& prober, const char* what) {
+        Times value[2], best[2], rule_value[2], rule_best[2];
+        const RuleProber<V> under(prober);
+        for (std::size_t i = 0; i < positions.size(); ++i) {
+            const std::string fen = draughts::to_fen(positions[i]);
+            value[stored[i]].add(micros([&] { (void)prober.value(positions[i]); }), fen);
+            best[stored[i]].add(micros([&] { (void)prober.best_move(positions[i]); }), fen);
+            if (!rules) continue;
+            rule_value[rule_stored[i]].add(micros([&] { (void)under.value(positions[i]); }), fen);
+            rule_best[rule_stored[i]].add(micros([&] { (void)under.best_move(positions[i]); }), fen);
         }
         for (int s : {1, 0}) {
             std::printf("%s, side %s: value %s; best move %s\n", what, s ? "stored    " : "not stored",
                         value[s].text().c_str(), best[s].text().c_str());
+            if (rules)
+                std::printf("%s, side %s under the rules: value %s; best move %s\n", what,
+                            s ? "stored    " : "not stored", rule_value[s].text().c_str(), rule_best[s].text().c_str());
         }
     };
     // Warm: a cache that keeps every block these positions reach, each
     // position probed once before it is timed.
     const Prober<V> warm(new_dir, std::size_t{4} << 30);
-    for (const Position& p : positions) (void)warm.best_move(p), (void)warm.value(p);
+    const RuleProber<V> warm_rules(warm);
+    for (const Position& p : positions) {
+        (void)warm.best_move(p), (void)warm.value(p);
+        if (rules) (void)warm_rules.best_move(p), (void)warm_rules.value(p);
+    }
     time(warm, "warm");
     const Prober<V> cold(new_dir, 1);  // the fewest blocks the cache keeps
     time(cold, "cold");

@@ -67,7 +67,7 @@ struct BuildCommandOptions {
     std::string memory;  // parse_memory's forms; empty: the default
     std::string output = "auto";
     int wld_compression = 12;
-    int dtw_compression = 3;
+    int dtw_compression = 9;
     std::uint64_t team_positions = BuildOptions{}.team_positions;
     double rank_timeout = BuildOptions{}.rank_timeout_seconds;
     bool rules = false;

@@ -136,7 +136,7 @@ void add_build_command(CLI::App& app) {
         ->check(CLI::IsMember({"auto", "terminal", "log", "quiet"}));
     cmd->add_option("--wld-compression", options->wld_compression, "zstd level of the .wld blocks (default 12)")
         ->check(CLI::Range(1, 22));
-    cmd->add_option("--dtw-compression", options->dtw_compression, "zstd level of the .dtw blocks (default 3)")
+    cmd->add_option("--dtw-compression", options->dtw_compression, "zstd level of the .dtw blocks (default 9)")
         ->check(CLI::Range(1, 22));
     cmd->add_option("--team-positions", options->team_positions,
                     "under MPI: a material's team has at most one rank per this many positions (default 2^28), "

@@ -6,7 +6,8 @@
 //
 // A position whose side to move has a capture is not stored (as in the
 // plain tables): its rule distance is the best over its captures, as the
-// rule solver computes it (rule_through()).
+// rule solver computes it (rule_through()). Nor, in a .rul of version 2, is
+// the side to move not stored: its moves are searched the same way.
 #pragma once
 
 #include <algorithm>
@@ -43,6 +44,13 @@ public:
         const TableSet& tables = plain_.tables();
         const TableHeader& h = tables.file(at.slot, TableKind::rul).header();
         const bool second = after_road && count.has_road();
+        // Version 2 (docs/format.md): the .wld's draws are draws under the
+        // rules too, and the side to move not stored is found from its moves
+        // into the side stored, as a capture position is.
+        if (h.draws_left_out()) {
+            if (tables.stored_wdl(at.slot, at.g) == Wdl::draw) return Value::draw();
+            if (!h.stores(at.g)) return searched(p, after_road);
+        }
         const std::uint32_t code =
             tables.stored_rule_code(at.slot, at.g + (second ? h.positions() / 2 : 0));
         const Value v = value_of_rule_code(code);

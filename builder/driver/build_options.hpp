@@ -44,7 +44,7 @@ struct BuildOptions {
     std::string options;  // for the tables' provenance
     int block_shift = 16;
     int wld_compression_level = 12;  // zstd levels (table_writer.hpp)
-    int dtw_compression_level = 3;
+    int dtw_compression_level = 9;
     enum class Output { automatic, terminal, log, quiet } output = Output::automatic;
     // A distributed build (builder/mpi/) gives a material at most one rank
     // for every this many positions (each member of a team holds at least

@@ -22,6 +22,9 @@
 #include "builder/output/replaced_file.hpp"
 #include "dtb.h"
 #include "builder/system/work_profile.hpp"
+#include "probe/errors.hpp"
+#include "probe/rule_count.hpp"
+#include "probe/table_file.hpp"
 #include "probe/value.hpp"
 #include "probe/zstd_frame.hpp"
 
@@ -160,13 +163,26 @@ int dtw_bits_for(std::uint32_t max_code) {
     return max_code <= 255 ? 8 : 16;
 }
 
-// The halves of a table's positions a .dtw may store (docs/format.md,
-// "Positions"): both, in a table of one side (a material equal to its
-// mirror), else the first or the second, whichever is smaller, written
+// The halves of a table's positions a .dtw or .rul of `version` may store
+// (docs/format.md, "Positions"): both in version 1, in a table of one side
+// (a material equal to its mirror) and in a .rul of two value arrays (a
+// main road); else the first or the second, whichever is smaller, written
 // both and the larger dropped.
-std::vector<StoredHalf> dtw_candidates(const TableHeader& header, const TableSpec& spec) {
-    if (header.sides == 1 || spec.dtw_version < 2) return {StoredHalf::both};
+std::vector<StoredHalf> one_sided_candidates(const TableHeader& header, std::uint32_t version) {
+    if (header.sides == 1 || version < 2 || (header.kind == TableKind::rul && header.rules.arrays() != 1))
+        return {StoredHalf::both};
     return {StoredHalf::first, StoredHalf::second};
+}
+
+// The part of `codes` (the table's positions from `start`) that a file
+// storing `half` holds; none if it holds none of them.
+std::optional<std::span<const std::uint32_t>> stored_part(TableHeader header, StoredHalf half, std::uint64_t start,
+                                                           std::span<const std::uint32_t> codes) {
+    header.stored = half;
+    const std::uint64_t from = std::max(start, header.stored_begin());
+    const std::uint64_t to = std::min(start + codes.size(), header.stored_end());
+    if (from >= to) return std::nullopt;
+    return codes.subspan(from - start, to - from);
 }
 
 // Block b of the .wld, compressed, and the parts of it that each candidate
@@ -179,7 +195,7 @@ struct CompressedBlock {
 std::vector<CompressedBlock> compress_blocks(const TableHeader& header, const TableSpec& spec, std::uint32_t max_code,
                                              const ValueSource& values, std::uint64_t first, std::uint64_t count) {
     const int dtw_bits = dtw_bits_for(max_code);
-    const std::vector<StoredHalf> halves = dtw_candidates(header, spec);
+    const std::vector<StoredHalf> halves = one_sided_candidates(header, spec.dtw_version);
     std::vector<CompressedBlock> blocks(count);
     work_profile::Step step(work_profile::Kind::compress, count);
     tbb::parallel_for(std::uint64_t{0}, count, [&](std::uint64_t i) {
@@ -194,16 +210,12 @@ std::vector<CompressedBlock> compress_blocks(const TableHeader& header, const Ta
                                          std::to_string(max_code));
         CompressedBlock& out = blocks[i];
         for (const StoredHalf half : halves) {
-            TableHeader h = header;
-            h.stored = half;
-            const std::uint64_t from = std::max(start, h.stored_begin());
-            const std::uint64_t to = std::min(start + codes.size(), h.stored_end());
-            if (from >= to) {
+            const auto part = stored_part(header, half, start, codes);
+            if (!part) {
                 out.dtw.emplace_back();
                 continue;
             }
-            const auto part = std::span<const std::uint32_t>(codes).subspan(from - start, to - from);
-            out.dtw.emplace_back(zstd_compress(dtw_bytes(part, dtw_bits, spec.dtw_version), spec.dtw_compression_level));
+            out.dtw.emplace_back(zstd_compress(dtw_bytes(*part, dtw_bits, spec.dtw_version), spec.dtw_compression_level));
         }
         fill_dont_care(codes);
         out.wld = zstd_compress(wld_bytes(codes), spec.wld_compression_level);
@@ -232,6 +244,35 @@ std::size_t smaller(const std::vector<std::uint64_t>& sizes) {
     return static_cast<std::size_t>(std::min_element(sizes.begin(), sizes.end()) - sizes.begin());
 }
 
+// A one-sided file being written as each candidate half (the headers'
+// `stored`), blocks added in order; finish() keeps the one of fewer block
+// bytes and drops the others' temporary files.
+class CandidateFiles {
+public:
+    CandidateFiles(const std::filesystem::path& path, const std::vector<TableHeader>& headers) {
+        for (std::size_t i = 0; i < headers.size(); ++i) files_.emplace_back(path, headers[i], i == 0 ? "" : "candidate");
+    }
+    // Block i of each candidate, none where it holds none of the block's positions.
+    void add(const std::vector<std::optional<std::vector<std::byte>>>& blocks) {
+        for (std::size_t i = 0; i < files_.size(); ++i)
+            if (blocks[i]) files_[i].add_block(*blocks[i]);
+    }
+    // The first (the one file where only one is written).
+    FileWriter& front() { return files_.front(); }
+    void flush() {
+        for (FileWriter& f : files_) f.flush();
+    }
+    // The kept file's size and table checksum.
+    std::pair<std::uint64_t, std::uint64_t> finish() {
+        std::vector<std::uint64_t> sizes;
+        for (const FileWriter& f : files_) sizes.push_back(f.block_bytes());
+        return files_[smaller(sizes)].finish();
+    }
+
+private:
+    std::deque<FileWriter> files_;  // not movable: a deque keeps them in place
+};
+
 // The files of a table, their blocks added in order: the .wld and each
 // candidate .dtw, or the one chosen.
 class TableFiles {
@@ -243,39 +284,36 @@ public:
         written_.wld = directory / table_file_name(header.material, TableKind::wld);
         written_.dtw = directory / table_file_name(header.material, TableKind::dtw);
         wld_.emplace(written_.wld, file_header(header, TableKind::wld, max_code));
-        for (std::size_t i = 0; i < halves.size(); ++i)
-            dtw_.emplace_back(written_.dtw, file_header(header, TableKind::dtw, max_code, dtw_version, halves[i]),
-                              i == 0 ? "" : "candidate");
+        std::vector<TableHeader> headers;
+        for (const StoredHalf half : halves) headers.push_back(file_header(header, TableKind::dtw, max_code, dtw_version, half));
+        dtw_.emplace(written_.dtw, headers);
     }
     void add(const CompressedBlock& block) {
         wld_->add_block(block.wld);
-        for (std::size_t i = 0; i < dtw_.size(); ++i)
-            if (block.dtw[i]) dtw_[i].add_block(*block.dtw[i]);
+        dtw_->add(block.dtw);
     }
     // A block that another writer put in place: the .wld's and the .dtw's
     // size and checksum (of the one .dtw, which has none where `dtw_size` is 0).
     void add_written(std::uint64_t wld_size, std::uint64_t wld_checksum, std::uint64_t dtw_size,
                      std::uint64_t dtw_checksum) {
         wld_->add_written(wld_size, wld_checksum);
-        if (dtw_size > 0) dtw_.front().add_written(dtw_size, dtw_checksum);
+        if (dtw_size > 0) dtw_->front().add_written(dtw_size, dtw_checksum);
     }
     void flush() {
         wld_->flush();
-        for (FileWriter& f : dtw_) f.flush();
+        dtw_->flush();
     }
     // Keeps the smaller .dtw; the other's temporary file goes.
     WrittenTables finish() {
-        std::vector<std::uint64_t> sizes;
-        for (const FileWriter& f : dtw_) sizes.push_back(f.block_bytes());
         std::tie(written_.wld_bytes, written_.wld_checksum) = wld_->finish();
-        std::tie(written_.dtw_bytes, written_.dtw_checksum) = dtw_[smaller(sizes)].finish();
+        std::tie(written_.dtw_bytes, written_.dtw_checksum) = dtw_->finish();
         return written_;
     }
 
 private:
     WrittenTables written_;
     std::optional<FileWriter> wld_;
-    std::deque<FileWriter> dtw_;  // not movable: a deque keeps them in place
+    std::optional<CandidateFiles> dtw_;
 };
 
 }  // namespace
@@ -299,7 +337,7 @@ WrittenTables write_tables(const std::filesystem::path& directory, const TableSp
             return m;
         },
         [](std::uint32_t a, std::uint32_t b) { return std::max(a, b); });
-    TableFiles files(directory, header, max_code, spec.dtw_version, dtw_candidates(header, spec));
+    TableFiles files(directory, header, max_code, spec.dtw_version, one_sided_candidates(header, spec.dtw_version));
     for (std::uint64_t first = 0; first < blocks; first += write_batch_blocks)
         for (const CompressedBlock& b :
              compress_blocks(header, spec, max_code, values, first, std::min(write_batch_blocks, blocks - first)))
@@ -323,7 +361,7 @@ WrittenTables write_tables(Team& team, const std::filesystem::path& directory, c
     // go in the files and member 0 can write the offsets, the block
     // checksums and the table checksum: the blocks themselves cross no
     // network. Every member picks the same .dtw from the sizes.
-    const std::vector<StoredHalf> halves = dtw_candidates(header, spec);
+    const std::vector<StoredHalf> halves = one_sided_candidates(header, spec.dtw_version);
     const std::size_t entry = 16 * (1 + halves.size());
     const int members = team.size(), me = team.rank();
     std::vector<std::size_t> at(members), bytes(members, 8);
@@ -402,37 +440,104 @@ WrittenTables write_tables(Team& team, const std::filesystem::path& directory, c
     return files->finish();
 }
 
+namespace {
+
+// The plain results of a table, read from its .wld a block at a time: what
+// a .rul of version 2 leaves its draws to. One a thread.
+class PlainResults {
+public:
+    explicit PlainResults(const TableFile& wld) : wld_(wld) {}
+    // Whether position g of the .wld (of either value array of a .rul:
+    // g modulo the .wld's positions) is a draw.
+    bool draw(std::uint64_t g) {
+        const TableHeader& h = wld_.header();
+        g %= h.positions();
+        const std::uint64_t block = g >> h.block_shift;
+        if (block != block_) {
+            bytes_.resize(h.block_bytes(block));
+            wld_.read_block(block, bytes_);
+            block_ = block;
+        }
+        return value_at(bytes_, 2, g - h.block_first(block)) == wld_code(Wdl::draw);
+    }
+
+private:
+    const TableFile& wld_;
+    std::uint64_t block_ = ~std::uint64_t{0};
+    std::vector<std::byte> bytes_;
+};
+
+// A .rul's codes (dont_care left) as its bytes: a rule code a byte.
+std::vector<std::byte> rul_bytes(std::span<const std::uint32_t> codes) {
+    std::vector<std::uint32_t> cared(codes.begin(), codes.end());
+    fill_dont_care(cared);
+    std::vector<std::byte> raw(cared.size());
+    for (std::size_t k = 0; k < cared.size(); ++k) raw[k] = static_cast<std::byte>(cared[k]);
+    return raw;
+}
+
+}  // namespace
+
 WrittenTable write_rule_table(const std::filesystem::path& directory, const TableSpec& spec, const RuleRecord& rules,
                               const ValueSource& values) {
     TableHeader header = header_of(spec);
     header.kind = TableKind::rul;
     header.value_bits = 8;
     header.rules = rules;
+    header.version = spec.rul_version;
+    const std::vector<StoredHalf> halves = one_sided_candidates(header, spec.rul_version);
+    std::vector<TableHeader> headers;
+    for (const StoredHalf half : halves) {
+        headers.push_back(header);
+        headers.back().stored = half;
+    }
+    // Version 2 leaves the positions the .wld calls draws to it: the
+    // rules only ever turn a win or a loss into a draw.
+    std::optional<TableFile> wld;
+    if (header.draws_left_out()) {
+        const std::filesystem::path path = directory / table_file_name(spec.material, TableKind::wld);
+        try {
+            wld.emplace(TableFile::open(path, {spec.variant, spec.material, TableKind::wld}));
+        } catch (const TableError& e) {
+            throw std::runtime_error(std::string("a .rul of format version 2 leaves its draws to the .wld, which "
+                                                 "cannot be read: ") + e.what() + " (build the plain table first)");
+        }
+    }
     WrittenTable written;
     written.path = directory / table_file_name(spec.material, TableKind::rul);
-    FileWriter file(written.path, header);
+    CandidateFiles files(written.path, headers);
     const std::uint64_t blocks = header.block_count();
     for (std::uint64_t first = 0; first < blocks; first += write_batch_blocks) {
         const std::uint64_t count = std::min(write_batch_blocks, blocks - first);
-        std::vector<std::vector<std::byte>> compressed(count);
+        std::vector<std::vector<std::optional<std::vector<std::byte>>>> compressed(count);
         work_profile::Step step(work_profile::Kind::compress, count);
         tbb::parallel_for(std::uint64_t{0}, count, [&](std::uint64_t i) {
             const auto piece = step.piece();
-            const std::uint64_t b = first + i;
+            const std::uint64_t b = first + i, start = header.block_first(b);
             std::vector<std::uint32_t> codes(header.block_values(b));
-            values(header.block_first(b), codes);
-            fill_dont_care(codes);
-            std::vector<std::byte> raw(codes.size());
+            values(start, codes);
+            std::optional<PlainResults> plain;
+            if (wld) plain.emplace(*wld);
             for (std::size_t k = 0; k < codes.size(); ++k) {
+                if (codes[k] == dont_care) continue;
                 if (codes[k] > 255)
                     throw std::runtime_error("a rule code of " + std::to_string(codes[k]) + " does not fit a .rul file");
-                raw[k] = static_cast<std::byte>(codes[k]);
+                if (!plain || !plain->draw(start + k)) continue;
+                if (codes[k] != rule_code(Value::draw()))
+                    throw std::runtime_error("position " + std::to_string(start + k) + " of " + spec.material.name() +
+                                             " is a draw in its .wld and rule code " + std::to_string(codes[k]) +
+                                             " under the rules, which only ever make a win or a loss a draw");
+                codes[k] = dont_care;
             }
-            compressed[i] = zstd_compress(raw, spec.rul_compression_level);
+            for (const StoredHalf half : halves) {
+                const auto part = stored_part(header, half, start, codes);
+                compressed[i].push_back(part ? std::optional(zstd_compress(rul_bytes(*part), spec.rul_compression_level))
+                                             : std::nullopt);
+            }
         });
-        for (const auto& block : compressed) file.add_block(block);
+        for (const auto& block : compressed) files.add(block);
     }
-    std::tie(written.bytes, written.checksum) = file.finish();
+    std::tie(written.bytes, written.checksum) = files.finish();
     return written;
 }
 

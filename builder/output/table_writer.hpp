@@ -30,10 +30,11 @@ struct TableSpec {
     std::uint64_t positions_per_side = 0;
     int block_shift = 16;
     // zstd levels. The .dtw blocks are 4 to 8 times the .wld's before
-    // compression and dominate the time: level 3 writes them about 3 times
-    // faster than 12 for 8% more bytes (docs/results.md).
+    // compression and dominate the time: level 9 takes 10% off level 3's
+    // bytes of a one-sided .dtw for 3.4 times its compression time, where
+    // 12 takes 11% for 9.5 times (docs/results.md, "Table size").
     int wld_compression_level = 12;
-    int dtw_compression_level = 3;
+    int dtw_compression_level = 9;
     // JSON with tool, date and options (docs/format.md); empty: dtb's version,
     // the time now and no options.
     std::string provenance;
@@ -47,6 +48,11 @@ struct TableSpec {
     // draws left to the .wld; 1, every value (tests of the format with
     // values that are not a game's, and tables for older readers).
     std::uint32_t dtw_version = 2;
+    // The .rul's: 1, every value (the default); 2, one side to move (where
+    // the table has one value array) and the .wld's draws left to it, which
+    // must be written first. Version 2 is not yet the default: the search of
+    // the side not stored is not yet shown right on every variant.
+    std::uint32_t rul_version = 1;
 };
 
 // Fills out[i] with the DTW code (value.hpp: 0 draw, plies + 1) of position

@@ -87,10 +87,25 @@ std::uint64_t check_rule_values(const Prober<V>& prober, int slot, std::string& 
         wrong += disagreements(prober, slot, first_here, [&](const Position& p, std::uint64_t g) {
             const bool on_road = !after_road && h.rules.road_limit > 0 && lone_king_on_road(p, literal);
             const Value expected = on_road ? rules.distance(p, true) : rules.searched(p, after_road);
-            const Value stored = value_of_rule_code(tables.stored_rule_code(slot, array * size + g));
-            if (stored == expected) return std::string();
-            return fmt::format("{} (position {}{}): the .rul file holds {}, its moves give {}", draughts::to_fen(p), g,
-                               after_road ? ", after the main road" : "", to_string(stored), to_string(expected));
+            // Version 2 holds no draw of the .wld and may hold one side to
+            // move: the other is checked against the .wld, which the rules
+            // may turn into a draw but never into the other side's win.
+            std::optional<Wdl> plain;
+            if (h.draws_left_out()) plain = tables.stored_wdl(slot, g);
+            std::optional<Value> stored;
+            if (!plain || (*plain != Wdl::draw && h.stores(array * size + g)))
+                stored = value_of_rule_code(tables.stored_rule_code(slot, array * size + g));
+            else if (*plain == Wdl::draw)
+                stored = Value::draw();
+            if (stored ? *stored == expected : expected.wdl == Wdl::draw || expected.wdl == *plain) return std::string();
+            return fmt::format("{} (position {}{}): the .rul file holds {}{}, its moves give {}", draughts::to_fen(p), g,
+                               after_road ? ", after the main road" : "",
+                               stored ? to_string(*stored) : std::string("no value"),
+                               !plain                 ? std::string()
+                               : *plain == Wdl::win   ? std::string(", the .wld file win")
+                               : *plain == Wdl::loss  ? std::string(", the .wld file loss")
+                                                      : std::string(", the .wld file draw"),
+                               to_string(expected));
         });
         if (first.empty()) first = std::move(first_here);
     }

@@ -288,6 +288,7 @@ TEST(RuleTable, RoundTripAndDamage) {
     const Material& m = values->material;
     const test::TemporaryDirectory dir{"rule-table"};
     TableSpec spec = test::test_table_spec<V>(m, 10);
+    spec.rul_version = 1;  // alone in its directory, without a .wld
     RuleRecord rules = rule_record<V::draw_rules>(values->count, false);
     const std::uint64_t per_array = values->codes.size();
     const ValueSource source = rule_file_source(*values);

@@ -117,6 +117,7 @@ WrittenTables write_synthetic_tables(const std::filesystem::path& dir, const Mat
     const Index<N> own(c), mirror(c.mirrored());
     TableSpec spec = test_table_spec<V>(c, block_shift);
     spec.dtw_version = 1;  // values that are not a game's: one side could not be found from the other
+    spec.rul_version = 1;
     return write_tables(dir, spec, [&](std::uint64_t first, std::span<std::uint32_t> out) {
         for (std::size_t i = 0; i < out.size(); ++i) {
             const auto q = position_of(own, mirror, first + i);

@@ -2,6 +2,9 @@
 // written in the tests (brute_force.hpp), written by the builder's writer and
 // probed: every position's value, and the best line from every won or lost
 // position, which must end the game in exactly the distance probed.
+#include <optional>
+#include <utility>
+
 #include <gtest/gtest.h>
 
 #include "dtb.h"
@@ -101,7 +104,7 @@ TEST(TrueTables, InternationalKingsAndAMan) {
 // The .dtw of format 2 (docs/format.md, "Versions"): one half of a
 // material unlike its mirror, the smaller, whose blocks are the .wld's cut
 // to it; the read back of a version 1 .dtw written from the same values
-// gives every position the same value; without its .wld it is refused,
+// gives every position the same value and best move; without its .wld it is refused,
 // naming the .wld.
 TEST(TrueTables, OneSidedDtwAgainstVersion1) {
     using V = draughts::American;
@@ -136,6 +139,22 @@ TEST(TrueTables, OneSidedDtwAgainstVersion1) {
                 for (const auto& p : {index.unrank(i), index.unrank(i).flipped()}) {
                     ASSERT_EQ(after.value(p), before.value(p)) << draughts::to_fen(p);
                     ASSERT_EQ(after.from_moves(p), before.value(p)) << draughts::to_fen(p);
+                    // The best move: the first in generation order of the
+                    // best score after it, by the brute force.
+                    draughts::MoveList<N> moves;
+                    draughts::generate_moves<V>(p, moves);
+                    std::optional<std::pair<int, test::Score>> expected;
+                    for (int k = 0; k < moves.size(); ++k) {
+                        auto child = p;
+                        draughts::make_move(child, moves[k]);
+                        const test::Score s = truth.score(child).for_mover();
+                        if (!expected || s.rank() > expected->second.rank()) expected = {k, s};
+                    }
+                    const auto best = after.best_move(p);
+                    ASSERT_EQ(best.has_value(), expected.has_value()) << draughts::to_fen(p);
+                    if (!best) continue;
+                    EXPECT_EQ(best->move, moves[expected->first]) << draughts::to_fen(p);
+                    EXPECT_EQ(best->value, before.value(p)) << draughts::to_fen(p);
                 }
         }
     }
