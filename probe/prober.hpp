@@ -106,28 +106,17 @@ public:
     // The move that keeps the value: the quickest win, a draw, the slowest
     // loss; the first in move generation order among equals. None if the side
     // to move has no legal move.
-    //
-    // Only the moves that keep p's result (read in the .wld) are valued, and
-    // the search stops at the first move that gives p's value where p's table
-    // stores it: valuing a child of a side stored is a search of its own
-    // (docs/probing.md, "Root tables").
     std::optional<BestMove> best_move(const Position& p) const {
         check(p);
         draughts::MoveList<N> moves;
         draughts::generate_moves<V>(p, moves);
-        if (moves.empty()) return std::nullopt;
-        const Wdl wdl = wdl_of(p);
-        const std::optional<Value> known = wdl == Wdl::draw ? Value::draw() : stored_value(p);
         std::optional<BestMove> best;
         for (const Move& m : moves) {
             Position child = p;
             draughts::make_move(child, m);
-            if (before_move(wdl_of(child)) != wdl) continue;
             const Value v = before_move(value_of(child));
             if (!best || preferred(v, best->value)) best = BestMove{m, v};
-            if (known && v == *known) break;
         }
-        if (!best) unkept(p, wdl);
         return best;
     }
 
@@ -239,26 +228,6 @@ private:
         const Wdl wdl = tables_.stored_wdl(at.slot, at.g);
         if (wdl == Wdl::draw) return Value::draw();
         if (!h.stores(at.g)) return searched(p, wdl);
-        return stored_value(at, wdl);
-    }
-
-    // The value of p as its .dtw stores it, if it does: p without a capture,
-    // its side to move stored. One read (two in version 2, whose draws the
-    // .wld holds).
-    std::optional<Value> stored_value(const Position& p) const {
-        if (p.pieces(p.side_to_move) == 0 || draughts::has_capture<V>(p)) return std::nullopt;
-        const Location at = locate(p);
-        const TableHeader& h = tables_.file(at.slot, TableKind::dtw).header();
-        if (!h.draws_left_out()) return value_of_dtw_code(tables_.stored_dtw_code(at.slot, at.g));
-        if (!h.stores(at.g)) return std::nullopt;
-        const Wdl wdl = tables_.stored_wdl(at.slot, at.g);
-        if (wdl == Wdl::draw) return Value::draw();
-        return stored_value(at, wdl);
-    }
-
-    // The distance stored at `at`, of a position the .wld calls `wdl` (won
-    // or lost); they must agree.
-    Value stored_value(const Location& at, Wdl wdl) const {
         const Value v = value_of_dtw_code(tables_.stored_dtw_code(at.slot, at.g));
         if (v.wdl != wdl)
             throw TableError(TableErrorKind::corrupted, tables_.path_of(tables_.materials()[at.slot], TableKind::dtw),
@@ -289,14 +258,11 @@ private:
             const Value v = before_move(value_of(child));
             if (!best || preferred(v, *best)) best = v;
         }
-        if (!best || best->wdl != wdl) unkept(p, wdl);
+        if (!best || best->wdl != wdl)
+            throw TableError(TableErrorKind::corrupted, tables_.directory(),
+                             "the tables disagree at " + draughts::to_fen(p) + ": its .wld holds a " +
+                                 (wdl == Wdl::win ? "win" : "loss") + " that no move keeps");
         return *best;
-    }
-
-    [[noreturn]] void unkept(const Position& p, Wdl wdl) const {
-        throw TableError(TableErrorKind::corrupted, tables_.directory(),
-                         "the tables disagree at " + draughts::to_fen(p) + ": its .wld holds a " +
-                             (wdl == Wdl::win ? "win" : wdl == Wdl::loss ? "loss" : "draw") + " that no move keeps");
     }
 
     // A file whose index size disagrees with the material's is refused; so is
