@@ -50,7 +50,8 @@ std::vector<std::byte> wld_bytes(std::span<const std::uint32_t> codes) {
 
 // A run of codes (dont_care and draws left, for the .dtw of version 2) as
 // .dtw bytes of `dtw_bits`: capture positions take fillers, and in
-// `version` 2 draws too.
+// `version` 2 draws too. A .rul's are those of 8 bits in version 1 (its
+// writer marks the draws it leaves out dont_care itself).
 std::vector<std::byte> dtw_bytes(std::span<const std::uint32_t> codes, int dtw_bits, std::uint32_t version) {
     std::vector<std::uint32_t> cared(codes.begin(), codes.end());
     if (version >= 2)
@@ -467,15 +468,6 @@ private:
     std::vector<std::byte> bytes_;
 };
 
-// A .rul's codes (dont_care left) as its bytes: a rule code a byte.
-std::vector<std::byte> rul_bytes(std::span<const std::uint32_t> codes) {
-    std::vector<std::uint32_t> cared(codes.begin(), codes.end());
-    fill_dont_care(cared);
-    std::vector<std::byte> raw(cared.size());
-    for (std::size_t k = 0; k < cared.size(); ++k) raw[k] = static_cast<std::byte>(cared[k]);
-    return raw;
-}
-
 }  // namespace
 
 WrittenTable write_rule_table(const std::filesystem::path& directory, const TableSpec& spec, const RuleRecord& rules,
@@ -531,7 +523,7 @@ WrittenTable write_rule_table(const std::filesystem::path& directory, const Tabl
             }
             for (const StoredHalf half : halves) {
                 const auto part = stored_part(header, half, start, codes);
-                compressed[i].push_back(part ? std::optional(zstd_compress(rul_bytes(*part), spec.rul_compression_level))
+                compressed[i].push_back(part ? std::optional(zstd_compress(dtw_bytes(*part, 8, 1), spec.rul_compression_level))
                                              : std::nullopt);
             }
         });
