@@ -66,6 +66,7 @@ public:
     // and what `dtb verify --full` checks every stored distance against.
     Value searched(const Position& p, bool after_road = false) const {
         const GoverningCount count = governing_count<Draw>(material_of(p));
+        after_road = after_road && count.has_road();  // as distance() reads it: no road, no second count
         draughts::MoveList<N> moves;
         draughts::generate_moves<V>(p, moves);
         return best_of_moves(p, moves, [&](const Move& m, const Position& child) {

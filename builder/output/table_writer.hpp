@@ -48,11 +48,10 @@ struct TableSpec {
     // draws left to the .wld; 1, every value (tests of the format with
     // values that are not a game's, and tables for older readers).
     std::uint32_t dtw_version = 2;
-    // The .rul's: 1, every value (the default); 2, one side to move (where
-    // the table has one value array) and the .wld's draws left to it, which
-    // must be written first. Version 2 is not yet the default: the search of
-    // the side not stored is not yet shown right on every variant.
-    std::uint32_t rul_version = 1;
+    // The .rul's: 2, one side to move (where the table has one value array)
+    // and the .wld's draws left to it, which must be written first; 1, every
+    // value (a .rul alone, tests of the format with values not a game's).
+    std::uint32_t rul_version = 2;
 };
 
 // Fills out[i] with the DTW code (value.hpp: 0 draw, plies + 1) of position

@@ -14,6 +14,8 @@
 
 #include "builder/solver/rule_solver.hpp"
 #include "builder/output/table_writer.hpp"
+#include "builder/output/verify.hpp"
+#include "probe/rule_prober.hpp"
 #include "probe/table_file.hpp"
 #include "draughts/notation.hpp"
 #include "draughts/variant.hpp"
@@ -385,6 +387,73 @@ TEST(RuleSolver, RussianThreeKingsAgainstOneOnTheRoad) {
     }
     EXPECT_EQ(lost, 56518u);
     EXPECT_EQ(saved, 2796u);
+}
+
+// The .rul of format 2 (docs/format.md, "Versions"): the .wld's draws left
+// to it, and where the table has one value array one half stored (the
+// smaller), the other found by the probe's search. Every position's rule
+// distance (in both arrays of a main road) and best move at the counts from
+// zero are those of a version 1 file written from the same values, and
+// verify --full passes.
+template <class V>
+void check_one_sided_rules(const Material& target) {
+    constexpr int N = V::board_size;
+    const test::BruteForce<V> truth({target});
+    const test::TemporaryDirectory two{"rul2"}, one{"rul1"};
+    test::write_true_tables(truth, {target}, two.path());
+    test::write_true_tables(truth, {target}, one.path());
+    RuleSuccessors<V> held;
+    for (const Material& c : build_order({target})) {
+        auto values = std::make_shared<const RuleValues>(std::get<RuleValues>(RuleSolver<V>(c, held).solve()));
+        held.add(values);
+        for (const std::uint32_t version : {2u, 1u}) {
+            TableSpec spec = test::test_table_spec<V>(c, 10);
+            spec.rul_version = version;
+            write_rule_table((version == 2 ? two : one).path() / std::string(V::name), spec,
+                             rule_record<typename V::draw_rules>(values->count, false), rule_file_source(*values));
+        }
+    }
+    const Prober<V> plain_two(two.path()), plain_one(one.path());
+    const RuleProber<V> after(plain_two), before(plain_one);
+    std::uint64_t not_stored = 0;
+    for (const Material& c : build_order({target})) {
+        const TableHeader& h = plain_two.tables().file(plain_two.tables().find(c).slot, TableKind::rul).header();
+        EXPECT_EQ(h.version, 2u) << c.name();
+        EXPECT_EQ(h.stored == StoredHalf::both, c == c.mirrored() || h.rules.arrays() == 2) << c.name();
+        for (const Material& m : {c, c.mirrored()}) {
+            const Index<N> index(m);
+            for (std::uint64_t i = 0; i < index.size(); ++i)
+                for (const auto& p : {index.unrank(i), index.unrank(i).flipped()}) {
+                    not_stored += !h.stores(plain_two.locate(p).g);
+                    for (const bool road : {false, true})
+                        ASSERT_EQ(after.distance(p, road), before.distance(p, road))
+                            << draughts::to_fen(p) << " plain " << to_string(plain_two.value(p)) << " stored "
+                            << h.stores(plain_two.locate(p).g) << " searched " << to_string(after.searched(p, road))
+                            << " / " << to_string(before.searched(p, road));
+                    const auto a = after.best_move(p), b = before.best_move(p);
+                    ASSERT_EQ(a.has_value(), b.has_value()) << draughts::to_fen(p);
+                    if (!a) continue;
+                    EXPECT_EQ(a->move, b->move) << draughts::to_fen(p);
+                    EXPECT_EQ(a->after.distance, b->after.distance) << draughts::to_fen(p);
+                }
+        }
+    }
+    EXPECT_GT(not_stored, 0u);
+    VerifyOptions o;
+    o.dir = two.path();
+    o.full = true;
+    std::vector<std::string> failed;
+    const VerifyReport r = verify_tables(std::string(V::name), o, [&](const TableCheck& c) {
+        if (!c.ok) failed.push_back(c.text);
+    });
+    EXPECT_EQ(r.failed, 0) << (failed.empty() ? "" : failed.front());
+    EXPECT_GT(r.materials_checked, 0u);
+}
+
+TEST(RuleTable, OneSidedAgainstVersion1) { check_one_sided_rules<draughts::Brazilian>(Material::parse("KMvK")); }
+// A main road (Russian three kings against one): two value arrays, both sides kept, the draws still left out.
+TEST(RuleTable, RoadKeepsBothSidesAgainstVersion1) {
+    check_one_sided_rules<draughts::Russian>(Material::parse("KKKvK"));
 }
 
 }  // namespace

@@ -167,7 +167,9 @@ execute_process(COMMAND ${TOOL} flip ${work}/intl/international/KKvK.rul ${at} R
 if(NOT status EQUAL 0)
   message(FATAL_ERROR "could not alter KKvK.rul")
 endif()
-run(1 probe --variant international --dir ${work}/intl --rules W:WK1,K2:BK5)
+# A position read in that block: KKvK.rul (format 2) stores Black to move,
+# whose lone king here has no move.
+run(1 probe --variant international --dir ${work}/intl --rules B:WK10,K14:BK5)
 expect_in("${err}" "corrupted table ${work}/intl/international/KKvK.rul")
 run(1 verify --variant international --dir ${work}/intl)
 expect_in("${out}" "FAILED  corrupted table ${work}/intl/international/KKvK.rul")
