@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "builder/driver/build_options.hpp"
+#include "builder/output/convert.hpp"
 #include "builder/output/verify.hpp"
 #include "explorer/server.hpp"
 
@@ -57,6 +58,13 @@ struct VerifyCommandOptions {
     VerifyOptions options;
 };
 void run_verify(const VerifyCommandOptions& c);
+
+struct ConvertCommandOptions {
+    std::string variant;
+    std::string dir;
+    ConvertOptions options;
+};
+void run_convert(const ConvertCommandOptions& c);
 
 struct BuildCommandOptions {
     std::string variant;

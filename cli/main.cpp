@@ -103,6 +103,20 @@ void add_verify_command(CLI::App& app) {
     cmd->callback([options] { run_verify(*options); });
 }
 
+void add_convert_command(CLI::App& app) {
+    auto options = std::make_shared<ConvertCommandOptions>();
+    auto* cmd = app.add_subcommand(
+        "convert", "Rewrite tables of format version 1 in the current format without solving again (.dtw and .rul of "
+                   "one side to move, draws left to the .wld; docs/format.md)");
+    add_variant_option(*cmd, options->variant);
+    add_dir_option(*cmd, options->dir);
+    cmd->add_option("--material", options->options.material, "convert only this material's .dtw (and .rul)");
+    cmd->add_option("--dtw-compression", options->options.dtw_compression_level,
+                    "zstd level of the .dtw blocks (default 9, as dtb build)")
+        ->check(CLI::Range(1, 22));
+    cmd->callback([options] { run_convert(*options); });
+}
+
 void add_build_command(CLI::App& app) {
     auto options = std::make_shared<BuildCommandOptions>();
     auto* cmd = app.add_subcommand(
@@ -209,6 +223,7 @@ int main(int argc, char** argv) {
     add_probe_command(app);
     add_stats_command(app);
     add_verify_command(app);
+    add_convert_command(app);
     add_build_command(app);
     add_serve_command(app);
     add_report_command(app);

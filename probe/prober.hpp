@@ -106,18 +106,30 @@ public:
     // The move that keeps the value: the quickest win, a draw, the slowest
     // loss; the first in move generation order among equals. None if the side
     // to move has no legal move.
+    //
+    // p's value is found first (one read where its side to move is stored),
+    // then the moves are taken in generation order until one keeps it, each
+    // valued only as far as that takes (keeps()); the moves after it are
+    // read in their .wld only. On tables that agree that is the move valuing
+    // every move gives; where a move's result is better than p's, or no move
+    // keeps p's value, the tables disagree and every move is valued
+    // (valued_best_move(), which best_line() checks against the distance).
     std::optional<BestMove> best_move(const Position& p) const {
         check(p);
         draughts::MoveList<N> moves;
         draughts::generate_moves<V>(p, moves);
-        std::optional<BestMove> best;
-        for (const Move& m : moves) {
+        if (moves.empty()) return std::nullopt;
+        const Value here = value_of(p);
+        for (int k = 0; k < moves.size(); ++k) {
             Position child = p;
-            draughts::make_move(child, m);
-            const Value v = before_move(value_of(child));
-            if (!best || preferred(v, best->value)) best = BestMove{m, v};
+            draughts::make_move(child, moves[k]);
+            const Wdl result = before_move(wdl_of(child));
+            if (result > here.wdl) break;
+            if (result < here.wdl || !keeps(child, here)) continue;
+            if (!better_result_after(p, moves, k + 1, here.wdl)) return BestMove{moves[k], here};
+            break;
         }
-        return best;
+        return valued_best_move(p, moves);
     }
 
     // The moves of perfect play to the end of a won or lost game (as many as
@@ -128,7 +140,10 @@ public:
         const Value start = value(p);
         std::vector<Move> line;
         for (Value expected = start;;) {
-            const auto best = best_move(p);
+            check(p);
+            draughts::MoveList<N> moves;
+            draughts::generate_moves<V>(p, moves);
+            const auto best = valued_best_move(p, moves);
             if (!best) {
                 if (expected != Value::loss(0)) inconsistent(p, expected, Value::loss(0));
                 break;
@@ -196,6 +211,59 @@ public:
     }
 
 private:
+    // The best move by the value of every move (none without moves).
+    std::optional<BestMove> valued_best_move(const Position& p, const draughts::MoveList<N>& moves) const {
+        std::optional<BestMove> best;
+        for (const Move& m : moves) {
+            Position child = p;
+            draughts::make_move(child, m);
+            const Value v = before_move(value_of(child));
+            if (!best || preferred(v, best->value)) best = BestMove{m, v};
+        }
+        return best;
+    }
+
+    // Whether the position after moves[from] or a later move of p has a
+    // result (its .wld's) better for the mover than `wdl`.
+    bool better_result_after(const Position& p, const draughts::MoveList<N>& moves, int from, Wdl wdl) const {
+        if (wdl == Wdl::win) return false;
+        for (int k = from; k < moves.size(); ++k) {
+            Position child = p;
+            draughts::make_move(child, moves[k]);
+            if (before_move(wdl_of(child)) > wdl) return true;
+        }
+        return false;
+    }
+
+    // Whether `child`'s value, for the side that moved into it, is `target`,
+    // its result already known to be target's. Where child's side to move
+    // is not stored, its moves are searched as searched() does, but the
+    // search stops at the first move that beats what target asks of child.
+    bool keeps(const Position& child, Value target) const {
+        if (target.wdl == Wdl::draw) return true;
+        if (child.pieces(child.side_to_move) != 0 && !draughts::has_capture<V>(child)) {
+            const Location at = locate(child);
+            const TableHeader& h = tables_.file(at.slot, TableKind::dtw).header();
+            if (h.draws_left_out() && !h.stores(at.g)) {
+                const Value wanted = target.wdl == Wdl::win ? Value::loss(target.plies - 1)
+                                                            : Value::win(target.plies - 1);
+                draughts::MoveList<N> moves;
+                draughts::generate_moves<V>(child, moves);
+                bool equal = moves.empty() && wanted == Value::loss(0);
+                for (const Move& m : moves) {
+                    Position next = child;
+                    draughts::make_move(next, m);
+                    if (before_move(wdl_of(next)) != wanted.wdl) continue;
+                    const Value v = before_move(value_of(next));
+                    if (preferred(v, wanted)) return false;
+                    equal = equal || v == wanted;
+                }
+                return equal;
+            }
+        }
+        return before_move(value_of(child)) == target;
+    }
+
     [[noreturn]] void inconsistent(const Position& p, Value expected, Value found) const {
         throw TableError(TableErrorKind::corrupted, tables_.directory(),
                          "the tables disagree at " + draughts::to_fen(p) + ": expected " + to_string(expected) +

@@ -94,19 +94,15 @@ public:
     RuleValue value(const Position& p, const RuleCounts& counts = {}) const {
         Prober<V>::check(p);
         const Governed g = govern(p, counts);
+        const Standing s = standing(p, g);
         RuleValue r;
         r.dtw = plain_.value(p);
-        r.distance = distance(p, g.after_road);
+        r.distance = s.distance;
         r.plies_left = g.left;
-        r.wdl = r.distance.wdl != Wdl::draw && r.distance.plies <= g.left ? r.distance.wdl : Wdl::draw;
-        r.rule_class = dtb::rule_class(r.dtw.wdl, r.wdl);
+        r.wdl = s.wdl;
+        r.rule_class = dtb::rule_class(s.plain, r.wdl);
         r.article = g.count.article;
         if (g.after_road) r.road_article = g.count.road_article;
-        // The rules only ever turn a win or a loss into a draw.
-        if (r.distance.wdl != Wdl::draw && r.distance.wdl != r.dtw.wdl)
-            throw TableError(TableErrorKind::corrupted, plain_.tables().directory(),
-                             "the tables disagree at " + draughts::to_fen(p) + ": plain " + to_string(r.dtw) +
-                                 ", under the rules " + to_string(r.distance));
         return r;
     }
 
@@ -130,46 +126,71 @@ public:
     // whose plain value is best for the mover: a cursed win keeps its plain
     // win), else the loss that lasts longest. None when the side to move has
     // no legal move or the count has already drawn the game.
+    //
+    // Each move is compared by its result under the rules and its rule
+    // distance; a plain distance is read only to part two draws of the same
+    // plain result, and the full value only of the move chosen.
     std::optional<BestMove> best_move(const Position& p, const RuleCounts& counts = {}) const {
-        const RuleValue here = value(p, counts);
-        if (here.plies_left == 0) return std::nullopt;
+        Prober<V>::check(p);
+        const Governed g = govern(p, counts);
+        const Standing here = standing(p, g);
+        if (g.left == 0) return std::nullopt;
         draughts::MoveList<N> moves;
         draughts::generate_moves<V>(p, moves);
-        const Governed g = govern(p, counts);
-        const GoverningCount& count = g.count;
-        std::optional<BestMove> best;
-        Value best_distance, best_plain;
-        for (const Move& m : moves) {
-            Position child = p;
-            draughts::make_move(child, m);
-            BestMove candidate{m, counts_after(g, p, m, child, counts), {}};
-            Value distance = Value::win(1), plain = Value::win(1);
-            if (child.pieces(child.side_to_move) == 0) {
-                candidate.after = RuleValue{Wdl::loss, RuleClass::loss, Value::loss(0), 0, {}, {}, Value::loss(0)};
+        // A move as the mover sees it: its result under the rules, the plies
+        // to resolve this position's count through it (no limit: it is
+        // inside it), its plain result and, once needed, its plain value.
+        struct Candidate {
+            int k = -1;
+            Position child;
+            RuleCounts counts;
+            Wdl wdl = Wdl::win, plain_wdl = Wdl::win;
+            Value distance = Value::win(1);
+            std::optional<Value> plain;
+        };
+        const auto plain_of = [&](Candidate& c) {
+            if (!c.plain) c.plain = c.plain_wdl == Wdl::draw ? Value::draw() : before_move(plain_.value(c.child));
+            return *c.plain;
+        };
+        std::optional<Candidate> best;
+        for (int k = 0; k < moves.size(); ++k) {
+            Candidate c;
+            c.k = k;
+            c.child = p;
+            draughts::make_move(c.child, moves[k]);
+            c.counts = counts_after(g, p, moves[k], c.child, counts);
+            if (c.child.pieces(c.child.side_to_move) == 0) {
+                c.plain = Value::win(1);
             } else {
-                candidate.after = value(child, candidate.counts);
-                const GoverningCount c = governing_count<Draw>(material_of(child));
-                // The plies to resolve this position's count through the move (no limit: it is inside it).
-                distance = rule_through(candidate.after.distance, count.continues_into(c, man_or_capture(p, m)),
-                                        std::numeric_limits<int>::max());
-                plain = before_move(candidate.after.dtw);
+                const Standing s = standing(c.child, govern(c.child, c.counts));
+                const GoverningCount next = governing_count<Draw>(material_of(c.child));
+                c.wdl = before_move(s.wdl);
+                c.plain_wdl = before_move(s.plain);
+                c.distance = rule_through(s.distance, g.count.continues_into(next, man_or_capture(p, moves[k])),
+                                          std::numeric_limits<int>::max());
             }
-            const Wdl wdl = before_move(candidate.after.wdl);
-            const Wdl best_wdl = best ? before_move(best->after.wdl) : Wdl::loss;
-            const bool better = !best || wdl > best_wdl ||
-                                (wdl == best_wdl && (wdl == Wdl::draw ? preferred(plain, best_plain)
-                                                                      : preferred(distance, best_distance)));
-            if (better) {
-                best = candidate;
-                best_distance = distance;
-                best_plain = plain;
+            bool better = !best || c.wdl > best->wdl;
+            if (best && c.wdl == best->wdl) {
+                if (c.wdl != Wdl::draw)
+                    better = preferred(c.distance, best->distance);
+                else if (c.plain_wdl != best->plain_wdl)
+                    better = c.plain_wdl > best->plain_wdl;
+                else
+                    better = c.plain_wdl != Wdl::draw && preferred(plain_of(c), plain_of(*best));
             }
+            if (better) best = std::move(c);
         }
-        if (best && before_move(best->after.wdl) != here.wdl)
+        if (!best) return std::nullopt;
+        BestMove chosen{moves[best->k], best->counts, {}};
+        chosen.after = best->child.pieces(best->child.side_to_move) == 0
+                           ? RuleValue{Wdl::loss, RuleClass::loss, Value::loss(0), 0, {}, {}, Value::loss(0)}
+                           : value(best->child, best->counts);
+        if (before_move(chosen.after.wdl) != here.wdl)
             throw TableError(TableErrorKind::corrupted, plain_.tables().directory(),
                              "the rule tables disagree at " + draughts::to_fen(p) + ": " +
-                                 std::string(to_string(here.rule_class)) + " with no move that keeps it");
-        return best;
+                                 std::string(to_string(dtb::rule_class(here.plain, here.wdl))) +
+                                 " with no move that keeps it");
+        return chosen;
     }
 
 private:
@@ -179,6 +200,28 @@ private:
         int road = 0;  // T, when after_road
         int left = 0;  // plies left on the governing count
     };
+
+    // p's rule distance and result under the rules at the counts `g`
+    // governs, with its plain result (its .wld's: no plain distance, which
+    // is a search where the .dtw does not store p's side to move). The
+    // rules only ever turn a win or a loss into a draw: tables that say
+    // otherwise are corrupted.
+    struct Standing {
+        Value distance;
+        Wdl wdl = Wdl::draw;    // under the rules
+        Wdl plain = Wdl::draw;  // without them
+    };
+    Standing standing(const Position& p, const Governed& g) const {
+        Standing s;
+        s.plain = plain_.wdl(p);
+        s.distance = distance(p, g.after_road);
+        s.wdl = s.distance.wdl != Wdl::draw && s.distance.plies <= g.left ? s.distance.wdl : Wdl::draw;
+        if (s.distance.wdl != Wdl::draw && s.distance.wdl != s.plain)
+            throw TableError(TableErrorKind::corrupted, plain_.tables().directory(),
+                             "the tables disagree at " + draughts::to_fen(p) + ": plain " + to_string(plain_.value(p)) +
+                                 ", under the rules " + to_string(s.distance));
+        return s;
+    }
 
     // counts_after() with p's counts already checked (govern()) and the
     // position after move m made.

@@ -17,17 +17,23 @@ if [[ ! -f "$fuzz/CMakeCache.txt" ]]; then
 fi
 cmake --build "$fuzz" --parallel "$(nproc)" --target table_fuzz synthetic_tool
 
-# Seeds: every table of KMvK and what it leads to, each with a first byte of
-# 0 (fuzz as is) and 1 (checksums recomputed after mutation).
+# Seeds: every table of KMvK and what it leads to, in format version 1
+# (synthetic values, both sides to move) and 2 (the true values: .dtw and
+# .rul of one side to move), each with a first byte of 0 (fuzz as is) and 1
+# (checksums recomputed after mutation).
 seeds="$fuzz/fuzz-seeds"
 corpus="$fuzz/fuzz-corpus"
 if [[ ! -d "$seeds" ]]; then
-  "$fuzz/tests/synthetic_tool" write brazilian "$fuzz/fuzz-tables" KMvK
-  "$fuzz/tests/synthetic_tool" rul brazilian "$fuzz/fuzz-tables" KMvK
+  "$fuzz/tests/synthetic_tool" write brazilian "$fuzz/fuzz-tables-1" KMvK
+  "$fuzz/tests/synthetic_tool" rul brazilian "$fuzz/fuzz-tables-1" KMvK 1
+  "$fuzz/tests/synthetic_tool" true brazilian "$fuzz/fuzz-tables-2" 2 KMvK
+  "$fuzz/tests/synthetic_tool" rul brazilian "$fuzz/fuzz-tables-2" KMvK 2
   mkdir -p "$seeds"
-  for f in "$fuzz"/fuzz-tables/brazilian/*; do
-    for mode in 0 1; do
-      { printf "\\x3$mode"; cat "$f"; } > "$seeds/$(basename "$f").$mode"
+  for version in 1 2; do
+    for f in "$fuzz/fuzz-tables-$version"/brazilian/*; do
+      for mode in 0 1; do
+        { printf "\\x3$mode"; cat "$f"; } > "$seeds/$(basename "$f").v$version.$mode"
+      done
     done
   done
 fi

@@ -157,6 +157,21 @@ TableHeader header_of(const TableSpec& spec) {
     return header;
 }
 
+}  // namespace
+
+TableSpec table_spec_of(const TableHeader& h) {
+    TableSpec spec;
+    spec.variant = h.variant;
+    spec.board_size = h.board_size;
+    spec.material = h.material;
+    spec.positions_per_side = h.positions_per_side;
+    spec.block_shift = h.block_shift;
+    spec.provenance = h.provenance;
+    return spec;
+}
+
+namespace {
+
 int dtw_bits_for(std::uint32_t max_code) {
     if (max_code > max_dtw_code)
         throw std::runtime_error("a distance of " + std::to_string(max_code - 1) +
@@ -194,7 +209,8 @@ struct CompressedBlock {
     std::vector<std::optional<std::vector<std::byte>>> dtw;
 };
 std::vector<CompressedBlock> compress_blocks(const TableHeader& header, const TableSpec& spec, std::uint32_t max_code,
-                                             const ValueSource& values, std::uint64_t first, std::uint64_t count) {
+                                             const ValueSource& values, std::uint64_t first, std::uint64_t count,
+                                             bool with_wld = true) {
     const int dtw_bits = dtw_bits_for(max_code);
     const std::vector<StoredHalf> halves = one_sided_candidates(header, spec.dtw_version);
     std::vector<CompressedBlock> blocks(count);
@@ -218,6 +234,7 @@ std::vector<CompressedBlock> compress_blocks(const TableHeader& header, const Ta
             }
             out.dtw.emplace_back(zstd_compress(dtw_bytes(*part, dtw_bits, spec.dtw_version), spec.dtw_compression_level));
         }
+        if (!with_wld) return;
         fill_dont_care(codes);
         out.wld = zstd_compress(wld_bytes(codes), spec.wld_compression_level);
     });
@@ -344,6 +361,24 @@ WrittenTables write_tables(const std::filesystem::path& directory, const TableSp
              compress_blocks(header, spec, max_code, values, first, std::min(write_batch_blocks, blocks - first)))
             files.add(b);
     return files.finish();
+}
+
+WrittenTable write_dtw_table(const std::filesystem::path& directory, const TableSpec& spec, const ValueSource& values) {
+    if (!spec.max_code) throw std::logic_error("a .dtw alone is written with an announced largest code");
+    const TableHeader header = header_of(spec);
+    std::vector<TableHeader> headers;
+    for (const StoredHalf half : one_sided_candidates(header, spec.dtw_version))
+        headers.push_back(file_header(header, TableKind::dtw, *spec.max_code, spec.dtw_version, half));
+    WrittenTable written;
+    written.path = directory / table_file_name(spec.material, TableKind::dtw);
+    CandidateFiles files(written.path, headers);
+    const std::uint64_t blocks = header.block_count();
+    for (std::uint64_t first = 0; first < blocks; first += write_batch_blocks)
+        for (const CompressedBlock& b : compress_blocks(header, spec, *spec.max_code, values, first,
+                                                        std::min(write_batch_blocks, blocks - first), false))
+            files.add(b.dtw);
+    std::tie(written.bytes, written.checksum) = files.finish();
+    return written;
 }
 
 WrittenTables write_tables(Team& team, const std::filesystem::path& directory, const TableSpec& spec,

@@ -54,6 +54,11 @@ struct TableSpec {
     std::uint32_t rul_version = 2;
 };
 
+// The spec that writes the table of `h` again: its variant, material,
+// positions, blocks and provenance (dtb convert, tests); the levels, the
+// versions and the largest code those of a new spec.
+TableSpec table_spec_of(const TableHeader& h);
+
 // Fills out[i] with the DTW code (value.hpp: 0 draw, plies + 1) of position
 // first + i of the table (docs/format.md, "Positions"), or dont_care. It is
 // called from several threads at once, for different ranges.
@@ -96,6 +101,10 @@ struct WrittenTable {
     std::uint64_t bytes = 0;
     std::uint64_t checksum = 0;  // the table checksum
 };
+
+// Writes DIRECTORY/MATERIAL.dtw alone, as write_tables() writes it (dtb
+// convert: a .wld already in place); spec.max_code must be set.
+WrittenTable write_dtw_table(const std::filesystem::path& directory, const TableSpec& spec, const ValueSource& values);
 
 // Writes DIRECTORY/MATERIAL.rul: `values` gives the rule codes (rule_count.hpp,
 // at most 255) or dont_care of the file's positions, each value array in

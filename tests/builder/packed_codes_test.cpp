@@ -205,12 +205,8 @@ TEST(PackedTable, GivesTheWriterAndThePackedFormTheValues) {
     const test::TemporaryDirectory from_values("packed-table-values"), from_table("packed-table-table");
     write_packed_table(from_values.path(), values, 0x77);
     write_packed_table(from_table.path(), table, 0x77);
-    const auto bytes = [](const std::filesystem::path& file) {
-        std::ifstream in(file, std::ios::binary);
-        return std::string(std::istreambuf_iterator<char>(in), {});
-    };
-    EXPECT_TRUE(bytes(packed_file(from_values.path(), values.material, TableKind::dtw)) ==
-                bytes(packed_file(from_table.path(), values.material, TableKind::dtw)));
+    EXPECT_TRUE(test::file_bytes(packed_file(from_values.path(), values.material, TableKind::dtw)) ==
+                test::file_bytes(packed_file(from_table.path(), values.material, TableKind::dtw)));
 
     {
         std::fstream f(frames->file(), std::ios::in | std::ios::out | std::ios::binary);

@@ -14,6 +14,7 @@
 
 #include "builder/solver/rule_solver.hpp"
 #include "builder/output/table_writer.hpp"
+#include "builder/output/convert.hpp"
 #include "builder/output/verify.hpp"
 #include "probe/rule_prober.hpp"
 #include "probe/table_file.hpp"
@@ -393,15 +394,16 @@ TEST(RuleSolver, RussianThreeKingsAgainstOneOnTheRoad) {
 // to it, and where the table has one value array one half stored (the
 // smaller), the other found by the probe's search. Every position's rule
 // distance (in both arrays of a main road) and best move at the counts from
-// zero are those of a version 1 file written from the same values, and
-// verify --full passes.
+// zero are those of a version 1 set written from the same values, and
+// verify --full passes. `dtb convert` of the version 1 set writes the
+// version 2 files byte for byte.
 template <class V>
 void check_one_sided_rules(const Material& target) {
     constexpr int N = V::board_size;
     const test::BruteForce<V> truth({target});
     const test::TemporaryDirectory two{"rul2"}, one{"rul1"};
     test::write_true_tables(truth, {target}, two.path());
-    test::write_true_tables(truth, {target}, one.path());
+    test::write_true_tables(truth, {target}, one.path(), 1);
     RuleSuccessors<V> held;
     for (const Material& c : build_order({target})) {
         auto values = std::make_shared<const RuleValues>(std::get<RuleValues>(RuleSolver<V>(c, held).solve()));
@@ -448,6 +450,22 @@ void check_one_sided_rules(const Material& target) {
     });
     EXPECT_EQ(r.failed, 0) << (failed.empty() ? "" : failed.front());
     EXPECT_GT(r.materials_checked, 0u);
+
+    ConvertOptions c;
+    c.dir = one.path();
+    c.dtw_compression_level = test::test_table_spec<V>(target, 10).dtw_compression_level;
+    const auto each = [](const ConvertedFile&) {};
+    const ConvertReport converted = convert_tables(std::string(V::name), c, each);
+    EXPECT_EQ(converted.converted, 2 * static_cast<int>(build_order({target}).size()));
+    EXPECT_EQ(converted.current, 0);
+    for (const Material& m : build_order({target}))
+        for (const TableKind kind : {TableKind::wld, TableKind::dtw, TableKind::rul})
+            EXPECT_TRUE(test::file_bytes(plain_one.tables().path_of(m, kind)) ==
+                        test::file_bytes(plain_two.tables().path_of(m, kind)))
+                << plain_one.tables().path_of(m, kind);
+    const ConvertReport again = convert_tables(std::string(V::name), c, each);
+    EXPECT_EQ(again.converted, 0);
+    EXPECT_EQ(again.current, converted.converted);
 }
 
 TEST(RuleTable, OneSidedAgainstVersion1) { check_one_sided_rules<draughts::Brazilian>(Material::parse("KMvK")); }

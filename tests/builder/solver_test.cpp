@@ -227,15 +227,11 @@ std::unique_ptr<test::TemporaryDirectory> build_in(const std::string& variant, i
 // for byte with its namesake in `b`: how many.
 int expect_same_files(const std::filesystem::path& a, const std::filesystem::path& b, const std::string& variant,
                       const std::vector<std::string>& extensions) {
-    const auto bytes = [](const std::filesystem::path& file) {
-        std::ifstream in(file, std::ios::binary);
-        return std::string(std::istreambuf_iterator<char>(in), {});
-    };
     int files = 0;
     for (const auto& entry : std::filesystem::directory_iterator(a / variant)) {
         if (std::find(extensions.begin(), extensions.end(), entry.path().extension().string()) == extensions.end())
             continue;
-        EXPECT_TRUE(bytes(entry.path()) == bytes(b / variant / entry.path().filename())) << entry.path().filename();
+        EXPECT_TRUE(test::file_bytes(entry.path()) == test::file_bytes(b / variant / entry.path().filename())) << entry.path().filename();
         ++files;
     }
     return files;

@@ -89,12 +89,8 @@ void check_team(int pieces, int members, const TeamOptions& options, Held held =
             });
         }
         for (TableKind kind : {TableKind::wld, TableKind::dtw}) {
-            auto bytes = [](const std::filesystem::path& file) {
-                std::ifstream in(file, std::ios::binary);
-                return std::string(std::istreambuf_iterator<char>(in), {});
-            };
             const std::string name = table_file_name(m, kind);
-            ASSERT_TRUE(bytes(variant_dir / name) == bytes(reference.path() / std::string(V::name) / name))
+            ASSERT_TRUE(test::file_bytes(variant_dir / name) == test::file_bytes(reference.path() / std::string(V::name) / name))
                 << name << " written by the team differs from the one-process build's";
         }
         ++index;

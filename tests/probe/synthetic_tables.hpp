@@ -14,6 +14,8 @@
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <unistd.h>
 
@@ -124,6 +126,12 @@ WrittenTables write_synthetic_tables(const std::filesystem::path& dir, const Mat
             out[i] = draughts::has_capture<V>(q) ? dont_care : synthetic_code(q);
         }
     });
+}
+
+// The bytes of a file (empty if it cannot be read), to compare files.
+inline std::string file_bytes(const std::filesystem::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 // A fresh directory under the system's temporary folder, removed at the end.

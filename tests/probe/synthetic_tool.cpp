@@ -6,15 +6,21 @@
 //   synthetic_tool flip FILE OFFSET                inverts one byte of a file
 //   synthetic_tool alter VARIANT DIR MATERIAL      rewrites MATERIAL's tables, valid checksums and all, with
 //                                                  the first stored win two plies longer
-//   synthetic_tool rul VARIANT DIR MATERIAL        a .rul of MATERIAL with codes made up (a fuzzing seed)
+//   synthetic_tool rul VARIANT DIR MATERIAL [V]    a .rul of MATERIAL with codes made up (a fuzzing seed), of
+//                                                  format version V (default 1; 2: the draws of the .wld in
+//                                                  DIR, one side to move)
+//   synthetic_tool true VARIANT DIR V MATERIAL...  the true tables (tests/probe/brute_force.hpp), .dtw of
+//                                                  format V (1 or 2), of the materials and all they lead to
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "draughts/notation.hpp"
 #include "draughts/variant.hpp"
 #include "probe/prober.hpp"
+#include "tests/probe/brute_force.hpp"
 #include "tests/probe/synthetic_tables.hpp"
 
 namespace {
@@ -79,14 +85,7 @@ void alter(const std::filesystem::path& dir, const Material& m) {
     if (won == half) throw std::runtime_error(m.name() + " has no win to alter");
     *won += 2;
     if (const auto other = std::find_if(half, codes.end(), is_win); other != codes.end()) *other += 2;
-    TableSpec spec;
-    spec.variant = h.variant;
-    spec.board_size = h.board_size;
-    spec.material = h.material;
-    spec.positions_per_side = h.positions_per_side;
-    spec.block_shift = h.block_shift;
-    spec.provenance = h.provenance;
-    write_tables(tables.directory(), spec, [&](std::uint64_t first, std::span<std::uint32_t> out) {
+    write_tables(tables.directory(), table_spec_of(h), [&](std::uint64_t first, std::span<std::uint32_t> out) {
         std::copy_n(codes.begin() + static_cast<std::ptrdiff_t>(first), out.size(), out.begin());
     });
     std::printf("altered position %llu of %s\n", static_cast<unsigned long long>(won - codes.begin()),
@@ -119,10 +118,24 @@ int run(const std::vector<std::string>& args) {
             std::filesystem::create_directories(dir);
             const Index<V::board_size> own(m), mirror(m.mirrored());
             const RuleRecord rules{std::string(V::draw_rules::profile), 0, V::draw_rules::kings_only.limit, 0, 0};
-            write_rule_table(dir, test::test_table_spec<V>(m, 10), rules, [&](std::uint64_t first, std::span<std::uint32_t> out) {
-                for (std::size_t i = 0; i < out.size(); ++i)
-                    out[i] = test::synthetic_code(table_position(own, mirror, first + i)) % 200;
+            TableSpec spec = test::test_table_spec<V>(m, 10);
+            spec.rul_version = args.size() > 4 ? static_cast<std::uint32_t>(std::stoul(args[4])) : 1;
+            std::optional<Prober<V>> plain;  // format 2 leaves the .wld's draws to it: they must be draws
+            if (spec.rul_version >= 2) plain.emplace(dir.parent_path());
+            write_rule_table(dir, spec, rules, [&](std::uint64_t first, std::span<std::uint32_t> out) {
+                for (std::size_t i = 0; i < out.size(); ++i) {
+                    const auto p = table_position(own, mirror, first + i);
+                    const bool capture = draughts::has_capture<V>(p);
+                    out[i] = plain && capture                       ? dont_care
+                             : plain && plain->wdl(p) == Wdl::draw ? rule_code(Value::draw())
+                                                                   : test::synthetic_code(p) % 200;
+                }
             });
+        } else if (command == "true") {
+            std::vector<Material> targets;
+            for (std::size_t i = 4; i < args.size(); ++i) targets.push_back(Material::parse(args[i]));
+            test::write_true_tables(test::BruteForce<V>(targets), targets, args.at(2),
+                                    static_cast<std::uint32_t>(std::stoul(args.at(3))));
         } else if (command == "alter") {
             alter<V>(args.at(2), Material::parse(args.at(3)));
         } else if (command == "stats") {

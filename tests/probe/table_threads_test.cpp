@@ -9,6 +9,7 @@
 #include "dtb.h"
 #include "draughts/variant.hpp"
 #include "probe/prober.hpp"
+#include "tests/probe/brute_force.hpp"
 #include "tests/probe/synthetic_tables.hpp"
 
 namespace dtb {
@@ -93,6 +94,54 @@ TEST(TableThreads, EightThreadsAgreeWithOne) {
     std::printf("%llu probes in 8 threads; shared cache: %llu hits, %llu misses, %zu blocks kept\n",
                 static_cast<unsigned long long>(probes.load()), static_cast<unsigned long long>(stats.hits),
                 static_cast<unsigned long long>(stats.misses), stats.blocks);
+}
+
+// The same on tables of format 2 (docs/format.md, "Versions"): a .dtw of
+// one side to move, whose other side every probe finds by a search through
+// the shared cache. Each thread's values and best moves are those of the
+// brute force and of one thread with a cache that keeps everything.
+TEST(TableThreads, OneSidedTablesAgreeWithOne) {
+    using B = draughts::Brazilian;
+    using P = draughts::Position<8>;
+    const test::TemporaryDirectory dir("threads2");
+    const std::vector<Material> targets = {Material::parse("KKvKM"), Material::parse("KMvKM")};
+    const test::BruteForce<B> truth(targets);
+    test::write_true_tables(truth, targets, dir.path());
+    std::mt19937_64 rng(2027);
+    std::vector<P> positions;
+    for (int i = 0; i < 3000; ++i) {
+        const Index<8> index(targets[rng() % targets.size()]);
+        P p = index.unrank(rng() % index.size());
+        if (rng() % 2) p = p.flipped();
+        positions.push_back(p);
+    }
+    const Prober<B> alone(dir.path());
+    std::vector<std::optional<Prober<B>::BestMove>> best;
+    for (const P& p : positions) {
+        const test::Score s = truth.score(p);
+        const Value expected = s.wdl == 0 ? Value::draw() : Value{static_cast<Wdl>(s.wdl), s.plies};
+        ASSERT_EQ(alone.value(p), expected) << draughts::to_fen(p);
+        best.push_back(alone.best_move(p));
+    }
+    const Prober<B> shared(dir.path(), 64 << 10);
+    std::atomic<std::uint64_t> disagreements{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 8; ++t) {
+        threads.emplace_back([&, t] {
+            std::mt19937_64 order(t);
+            for (int pass = 0; pass < 4; ++pass)
+                for (std::size_t n = 0; n < positions.size(); ++n) {
+                    const std::size_t i = order() % positions.size();
+                    const auto m = shared.best_move(positions[i]);
+                    disagreements += shared.value(positions[i]) != alone.value(positions[i]) ||
+                                     m.has_value() != best[i].has_value() ||
+                                     (m && (m->move != best[i]->move || m->value != best[i]->value));
+                }
+        });
+    }
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(disagreements.load(), 0u);
+    EXPECT_GT(shared.tables().cache().stats().misses, positions.size());  // blocks came and went
 }
 
 }  // namespace

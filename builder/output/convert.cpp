@@ -1,0 +1,139 @@
+#include "builder/output/convert.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <span>
+#include <vector>
+
+#include "builder/output/manifest.hpp"
+#include "builder/output/table_writer.hpp"
+#include "draughts/movegen.hpp"
+#include "draughts/variant.hpp"
+#include "probe/errors.hpp"
+#include "probe/index.hpp"
+#include "probe/table_file.hpp"
+
+namespace dtb {
+namespace {
+
+// The values of `file`, a table of version 1 (every position stored), as
+// the writer takes them: the codes of its value arrays in turn, capture
+// positions dont_care (the file holds fillers there).
+template <class V>
+ValueSource values_of(const TableFile& file) {
+    constexpr int N = V::board_size;
+    const TableHeader& h = file.header();
+    const Index<N> own(h.material), mirror(h.material.mirrored());
+    const std::uint64_t per_array = static_cast<std::uint64_t>(h.sides) * h.positions_per_side;
+    return [&file, own, mirror, per_array](std::uint64_t first, std::span<std::uint32_t> out) {
+        const TableHeader& h = file.header();
+        std::vector<std::byte> raw;
+        std::optional<std::uint64_t> loaded;
+        for (std::size_t i = 0; i < out.size(); ++i) {
+            const std::uint64_t g = first + i;
+            const TableHeader::Place at = h.place_of(g);
+            if (at.block != loaded) {
+                raw.resize(h.block_bytes(at.block));
+                file.read_block(at.block, raw);
+                loaded = at.block;
+            }
+            const bool capture = draughts::has_capture<V>(table_position(own, mirror, g % per_array));
+            out[i] = capture ? dont_care : value_at(raw, h.value_bits, at.k);
+        }
+    };
+}
+
+// The table spec that writes `h`'s table again in the current format.
+TableSpec spec_of(const TableHeader& h, const ConvertOptions& o) {
+    TableSpec spec = table_spec_of(h);
+    spec.dtw_compression_level = o.dtw_compression_level;
+    spec.rul_compression_level = o.rul_compression_level;
+    // The width of the old file's values: a code of 8 bits stays one.
+    spec.max_code = h.value_bits == 8 ? 255 : max_dtw_code;
+    return spec;
+}
+
+template <class V>
+ConvertReport run_convert(const ConvertOptions& o, const std::function<void(const ConvertedFile&)>& each) {
+    const std::filesystem::path directory = o.dir / std::string(V::name);
+    if (!std::filesystem::is_directory(directory))
+        throw TableError(TableErrorKind::missing, directory, "no tables directory");
+    std::set<std::filesystem::path> files;
+    for (const auto& entry : std::filesystem::directory_iterator(directory)) {
+        const auto ext = entry.path().extension();
+        if (ext != ".dtw" && ext != ".rul") continue;
+        if (!o.material.empty() && entry.path().stem() != Material::parse(o.material).canonical().name()) continue;
+        files.insert(entry.path());
+    }
+    if (files.empty())
+        throw TableError(TableErrorKind::missing, directory,
+                         o.material.empty() ? "no .dtw or .rul tables" : "no .dtw or .rul table of " + o.material);
+    const std::filesystem::path manifest_file = directory / Manifest::file_name;
+    Manifest manifest = Manifest::load(manifest_file, std::string(V::name));
+    ConvertReport report;
+    for (const std::filesystem::path& path : files) {
+        const TableKind kind = path.extension() == ".dtw" ? TableKind::dtw : TableKind::rul;
+        const Material m = Material::parse(path.stem().string());
+        if (m != m.canonical())
+            throw TableError(TableErrorKind::foreign, path, "the name is not a canonical material's table");
+        ConvertedFile done{path, false, std::filesystem::file_size(path), 0};
+        std::optional<TableFile> old(TableFile::open(path, {std::string_view(V::name), m, kind}));
+        if (old->header().version >= 2) {
+            done.bytes_after = done.bytes_before;
+            ++report.current;
+            each(done);
+            continue;
+        }
+        // Format 2 leaves the draws to the .wld, which must be there and whole.
+        const std::filesystem::path wld = directory / table_file_name(m, TableKind::wld);
+        try {
+            (void)TableFile::open(wld, {std::string_view(V::name), m, TableKind::wld});
+        } catch (const TableError& e) {
+            throw std::runtime_error(std::string(e.what()) + " (a " + path.extension().string().substr(1) +
+                                     " of format 2 leaves its draws to the .wld: put " + m.name() +
+                                     ".wld beside it, or leave " + path.filename().string() + " in format 1)");
+        }
+        TableSpec spec = spec_of(old->header(), o);
+        WrittenTable written;
+        if (kind == TableKind::dtw) {
+            spec.dtw_version = 2;
+            written = write_dtw_table(directory, spec, values_of<V>(*old));
+        } else {
+            spec.rul_version = 2;
+            written = write_rule_table(directory, spec, old->header().rules, values_of<V>(*old));
+        }
+        old.reset();
+        if (const ManifestEntry* listed = manifest.find(m)) {
+            ManifestEntry e = *listed;
+            if (kind == TableKind::dtw) {
+                e.dtw_bytes = written.bytes;
+                e.dtw_checksum = written.checksum;
+            } else if (e.rules) {
+                e.rules->bytes = written.bytes;
+                e.rules->checksum = written.checksum;
+            }
+            manifest.put(e);
+            manifest.save(manifest_file);
+        }
+        done.converted = true;
+        done.bytes_after = written.bytes;
+        ++report.converted;
+        report.bytes_before += done.bytes_before;
+        report.bytes_after += done.bytes_after;
+        each(done);
+    }
+    return report;
+}
+
+}  // namespace
+
+ConvertReport convert_tables(const std::string& variant, const ConvertOptions& options,
+                             const std::function<void(const ConvertedFile&)>& each) {
+    ConvertReport report;
+    draughts::with_variant(variant, [&]<class V>() { report = run_convert<V>(options, each); });
+    return report;
+}
+
+}  // namespace dtb
