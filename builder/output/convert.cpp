@@ -59,7 +59,9 @@ template <class V>
 ConvertReport run_convert(const ConvertOptions& o, const std::function<void(const ConvertedFile&)>& each) {
     const std::filesystem::path directory = o.dir / std::string(V::name);
     if (!std::filesystem::is_directory(directory))
-        throw TableError(TableErrorKind::missing, directory, "no tables directory");
+        throw TableError(TableErrorKind::missing, directory,
+                         "no tables directory (the tables of " + std::string(V::name) + " are in DIR/" +
+                             std::string(V::name) + ": give the --dir of the build)");
     std::set<std::filesystem::path> files;
     for (const auto& entry : std::filesystem::directory_iterator(directory)) {
         const auto ext = entry.path().extension();
@@ -69,7 +71,8 @@ ConvertReport run_convert(const ConvertOptions& o, const std::function<void(cons
     }
     if (files.empty())
         throw TableError(TableErrorKind::missing, directory,
-                         o.material.empty() ? "no .dtw or .rul tables" : "no .dtw or .rul table of " + o.material);
+                         (o.material.empty() ? "no .dtw or .rul tables" : "no .dtw or .rul table of " + o.material) +
+                             std::string(" to convert (dtb build writes them)"));
     const std::filesystem::path manifest_file = directory / Manifest::file_name;
     Manifest manifest = Manifest::load(manifest_file, std::string(V::name));
     ConvertReport report;
