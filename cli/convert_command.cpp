@@ -1,4 +1,4 @@
-// `dtb convert`: builder/output/convert.hpp, a line per .dtw and .rul file.
+// `dtb convert`: builder/output/convert.hpp, a line per .wld, .dtw and .rul file.
 #include <fmt/core.h>
 
 #include "cli/commands.hpp"
@@ -10,9 +10,10 @@ void run_convert(const ConvertCommandOptions& c) {
     o.dir = c.dir;
     const ConvertReport r = convert_tables(c.variant, o, [](const ConvertedFile& f) {
         if (f.converted)
-            fmt::print("converted  {}: format 1 to 2, {} bytes to {}\n", f.path.string(), f.bytes_before, f.bytes_after);
+            fmt::print("converted  {}: format {} to {}, {} bytes to {}\n", f.path.string(), f.version_before,
+                       f.version_after, f.bytes_before, f.bytes_after);
         else
-            fmt::print("current    {}: already of format 2\n", f.path.string());
+            fmt::print("current    {}: already of format {}\n", f.path.string(), f.version_before);
     });
     fmt::print("converted {} files ({} bytes to {}), {} already current\n", r.converted, r.bytes_before, r.bytes_after,
                r.current);

@@ -106,11 +106,14 @@ void add_verify_command(CLI::App& app) {
 void add_convert_command(CLI::App& app) {
     auto options = std::make_shared<ConvertCommandOptions>();
     auto* cmd = app.add_subcommand(
-        "convert", "Rewrite tables of format version 1 in the current format without solving again (.dtw and .rul of "
-                   "one side to move, draws left to the .wld; docs/format.md)");
+        "convert", "Rewrite tables of older format versions in the current format without solving again (.dtw and .rul "
+                   "of one side to move, draws left to the .wld; docs/format.md)");
     add_variant_option(*cmd, options->variant);
     add_dir_option(*cmd, options->dir);
-    cmd->add_option("--material", options->options.material, "convert only this material's .dtw (and .rul)");
+    cmd->add_option("--material", options->options.material, "convert only this material's tables");
+    cmd->add_option("--wld-compression", options->options.wld_compression_level,
+                    "zstd level of the .wld blocks (default 12, as dtb build)")
+        ->check(CLI::Range(1, 22));
     cmd->add_option("--dtw-compression", options->options.dtw_compression_level,
                     "zstd level of the .dtw blocks (default 9, as dtb build)")
         ->check(CLI::Range(1, 22));

@@ -294,6 +294,22 @@ draughts::Position<N> table_position(const Index<N>& own, const Index<N>& mirror
     return g < own.size() ? own.unrank(g) : mirror.unrank(g - own.size());
 }
 
+// Where position g of the table of M lies in a .wld in placement order
+// (TableHeader::paired(), docs/format.md "Positions"): 2i + s for placement i
+// of M with side s to move. A position of the second half, White to move in
+// M', is M with Black to move turned round: its placement is the rank in M
+// of the board turned back.
+template <int N>
+std::uint64_t paired_position(const Index<N>& own, const Index<N>& mirror, std::uint64_t g) noexcept {
+    return g < own.size() ? 2 * g : 2 * own.rank_turned(mirror.unrank(g - own.size())) + 1;
+}
+
+// The table position g of position w of a .wld in placement order.
+template <int N>
+std::uint64_t unpaired_position(const Index<N>& own, const Index<N>& mirror, std::uint64_t w) noexcept {
+    return w % 2 == 0 ? w / 2 : own.size() + mirror.rank_turned(own.unrank(w / 2));
+}
+
 // The address of a legal placement with either side to move. Builds the
 // Index each call: callers that probe often keep their Index objects.
 template <int N>

@@ -171,13 +171,41 @@ public:
     }
 
     // Where a position without a capture is stored: the table number and the
-    // position in it. Throws TableError (missing) if the table is not there.
+    // position g in it (docs/format.md, "Positions"), that of its .dtw and
+    // .rul. Throws TableError (missing) if the table is not there.
     struct Location {
         int slot;
         std::uint64_t g;
     };
     Location locate(const Position& p) const {
         const Position q = white_to_move(p);
+        const TableSet::Found found = found_for(q);
+        return {found.slot, g_of(found, q)};
+    }
+
+    // The result p's .wld stores (p without a capture, its side to move
+    // with pieces): read at p's place in the .wld, which may list the
+    // positions in another order than the table (TableHeader::paired()), or
+    // in a .dtw of version 1 where there is no .wld. Throws TableError.
+    Wdl stored_wdl(const Position& p) const {
+        const Position q = white_to_move(p);
+        const TableSet::Found found = found_for(q);
+        return stored_wdl_of(q, found, std::nullopt);
+    }
+
+    // Throws PositionError if no table can hold p.
+    static void check(const Position& p) {
+        if (!legal_placement(p))
+            throw PositionError("position " + draughts::to_fen(p) +
+                                " is not a legal placement: pieces overlap, or a man stands on its own promotion row");
+        if (p.pieces(opposite(p.side_to_move)) == 0)
+            throw PositionError("position " + draughts::to_fen(p) +
+                                ": the side not to move has no pieces, so the game ended before it");
+    }
+
+private:
+    // The table of q (White to move), as locate() reports it.
+    TableSet::Found found_for(const Position& q) const {
         const Material m = material_of(q);
         const TableSet::Found found = tables_.find(m);
         if (found.slot < 0) {
@@ -195,22 +223,24 @@ public:
         if (!indexes_[found.slot])
             throw TableError(TableErrorKind::foreign, tables_.path_of(tables_.materials()[found.slot], TableKind::wld),
                              "material " + m.name() + " has too many placements for a 64-bit index on this board");
+        return found;
+    }
+
+    // Position g of q's table (docs/format.md, "Positions").
+    std::uint64_t g_of(TableSet::Found found, const Position& q) const {
         const auto& [own, mirror] = *indexes_[found.slot];
-        if (!found.mirrored) return {found.slot, own.rank(q)};
-        return {found.slot, own.size() + mirror.rank(q)};
+        return found.mirrored ? own.size() + mirror.rank(q) : own.rank(q);
     }
 
-    // Throws PositionError if no table can hold p.
-    static void check(const Position& p) {
-        if (!legal_placement(p))
-            throw PositionError("position " + draughts::to_fen(p) +
-                                " is not a legal placement: pieces overlap, or a man stands on its own promotion row");
-        if (p.pieces(opposite(p.side_to_move)) == 0)
-            throw PositionError("position " + draughts::to_fen(p) +
-                                ": the side not to move has no pieces, so the game ended before it");
+    // stored_wdl(), q's table position g given where the caller has it.
+    Wdl stored_wdl_of(const Position& q, TableSet::Found found, std::optional<std::uint64_t> g) const {
+        if (tables_.has(found.slot, TableKind::wld) && tables_.file(found.slot, TableKind::wld).header().paired()) {
+            const auto& [own, mirror] = *indexes_[found.slot];
+            return tables_.stored_wdl(found.slot, found.mirrored ? 2 * own.rank_turned(q) + 1 : 2 * own.rank(q));
+        }
+        return tables_.stored_wdl(found.slot, g ? *g : g_of(found, q));
     }
 
-private:
     // The best move by the value of every move (none without moves).
     std::optional<BestMove> valued_best_move(const Position& p, const draughts::MoveList<N>& moves) const {
         std::optional<BestMove> best;
@@ -277,8 +307,7 @@ private:
             draughts::generate_moves<V>(p, moves);
             return best_wdl_over_moves(p, moves, [&](const Position& child) { return wdl_of(child); });
         }
-        const Location at = locate(p);
-        return tables_.stored_wdl(at.slot, at.g);
+        return stored_wdl(p);
     }
 
     Value value_of(const Position& p) const {
@@ -288,12 +317,14 @@ private:
             draughts::generate_moves<V>(p, moves);
             return best_over_moves(p, moves, [&](const Position& child) { return value_of(child); });
         }
-        const Location at = locate(p);
+        const Position q = white_to_move(p);
+        const TableSet::Found found = found_for(q);
+        const Location at{found.slot, g_of(found, q)};
         const TableHeader& h = tables_.file(at.slot, TableKind::dtw).header();
         if (!h.draws_left_out()) return value_of_dtw_code(tables_.stored_dtw_code(at.slot, at.g));
         // Version 2 (docs/format.md): draws are the .wld's, and the side to
         // move not stored is found from its moves into the side stored.
-        const Wdl wdl = tables_.stored_wdl(at.slot, at.g);
+        const Wdl wdl = stored_wdl_of(q, found, at.g);
         if (wdl == Wdl::draw) return Value::draw();
         if (!h.stores(at.g)) return searched(p, wdl);
         const Value v = value_of_dtw_code(tables_.stored_dtw_code(at.slot, at.g));

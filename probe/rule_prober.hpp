@@ -48,7 +48,7 @@ public:
         // rules too, and the side to move not stored is found from its moves
         // into the side stored, as a capture position is.
         if (h.draws_left_out()) {
-            if (tables.stored_wdl(at.slot, at.g) == Wdl::draw) return Value::draw();
+            if (plain_.stored_wdl(p) == Wdl::draw) return Value::draw();
             if (!h.stores(at.g)) return searched(p, after_road);
         }
         const std::uint32_t code =

@@ -27,11 +27,11 @@ std::string_view extension(TableKind kind) noexcept;
 // The file name of a material's table: KKKvK.wld.
 std::string table_file_name(const Material& m, TableKind kind);
 
-// The newest version this reader reads and the writer writes for .dtw
-// (docs/format.md, "Versions"): 2, one side to move stored and draws left
-// to the .wld. A .wld is still written as version 1, which it is unchanged
-// from; a reader reads either version of every kind.
-inline constexpr std::uint32_t format_version = 2;
+// The newest version this reader reads (docs/format.md, "Versions"): 2,
+// a .dtw or .rul of one side to move with draws left to the .wld; 3, a
+// .wld with a placement's two sides to move side by side. A reader reads
+// every version of each kind (1 and 3 of a .wld, 1 and 2 of the others).
+inline constexpr std::uint32_t format_version = 3;
 inline constexpr std::uint32_t index_scheme = 1;
 inline constexpr std::size_t fixed_header_bytes = 68;  // up to and with provenance_size
 inline constexpr std::size_t rule_record_bytes = 24;   // a .rul file's rules, before its provenance
@@ -60,7 +60,9 @@ enum class StoredHalf : std::uint8_t { both = 0, first = 1, second = 2 };
 
 struct TableHeader {
     TableKind kind = TableKind::wld;
-    std::uint32_t version = 1;  // 2: `stored` may be one half, and draws are fillers (.dtw, .rul)
+    // 2: `stored` may be one half, and draws are fillers (.dtw, .rul); 3: a
+    // .wld in placement order (paired()).
+    std::uint32_t version = 1;
     std::string variant;
     int board_size = 0;
     Material material;
@@ -89,6 +91,12 @@ struct TableHeader {
     bool stores(std::uint64_t g) const noexcept { return g >= stored_begin() && g < stored_end(); }
     // Whether a draw (by the .wld) has a filler here: version 2 of a .dtw or .rul.
     bool draws_left_out() const noexcept { return version >= 2 && kind != TableKind::wld; }
+    // Whether the file's positions are a placement's two sides to move side
+    // by side (docs/format.md, "Positions"): position 2i + s of a .wld of
+    // version 3 and two sides is placement i of the material, White to move
+    // (s = 0) or Black (s = 1); otherwise file position and table position
+    // g are the same.
+    bool paired() const noexcept { return version >= 3 && kind == TableKind::wld && sides == 2; }
     // Where the provenance starts: after the fixed header, and a .rul's rules.
     std::size_t provenance_offset() const noexcept {
         return fixed_header_bytes + (kind == TableKind::rul ? rule_record_bytes : 0);

@@ -14,13 +14,15 @@
 #include "probe/errors.hpp"
 #include "probe/index.hpp"
 #include "probe/table_file.hpp"
+#include "probe/value.hpp"
 
 namespace dtb {
 namespace {
 
 // The values of `file`, a table of version 1 (every position stored), as
-// the writer takes them: the codes of its value arrays in turn, capture
-// positions dont_care (the file holds fillers there).
+// the writer takes them: the codes of its value arrays in turn (of a .wld,
+// a code of each result), capture positions dont_care (the file holds
+// fillers there).
 template <class V>
 ValueSource values_of(const TableFile& file) {
     constexpr int N = V::board_size;
@@ -40,7 +42,16 @@ ValueSource values_of(const TableFile& file) {
                 loaded = at.block;
             }
             const bool capture = draughts::has_capture<V>(table_position(own, mirror, g % per_array));
-            out[i] = capture ? dont_care : value_at(raw, h.value_bits, at.k);
+            const std::uint32_t v = value_at(raw, h.value_bits, at.k);
+            // A .wld's result as a code of that result (value.hpp: even a win, odd a loss).
+            const std::uint32_t code = h.kind != TableKind::wld ? v
+                                       : v == wld_code(Wdl::win)  ? 2
+                                       : v == wld_code(Wdl::loss) ? 1
+                                       : v == wld_code(Wdl::draw) ? 0
+                                                                  : throw TableError(TableErrorKind::corrupted, file.path(),
+                                                                                     "position " + std::to_string(g) +
+                                                                                         " holds the value never written");
+            out[i] = capture ? dont_care : code;
         }
     };
 }
@@ -49,6 +60,7 @@ ValueSource values_of(const TableFile& file) {
 TableSpec spec_of(const TableHeader& h, const ConvertOptions& o) {
     TableSpec spec = table_spec_of(h);
     spec.dtw_compression_level = o.dtw_compression_level;
+    spec.wld_compression_level = o.wld_compression_level;
     spec.rul_compression_level = o.rul_compression_level;
     // The width of the old file's values: a code of 8 bits stays one.
     spec.max_code = h.value_bits == 8 ? 255 : max_dtw_code;
@@ -65,27 +77,52 @@ ConvertReport run_convert(const ConvertOptions& o, const std::function<void(cons
     std::set<std::filesystem::path> files;
     for (const auto& entry : std::filesystem::directory_iterator(directory)) {
         const auto ext = entry.path().extension();
-        if (ext != ".dtw" && ext != ".rul") continue;
+        if (ext != ".dtw" && ext != ".rul" && ext != ".wld") continue;
         if (!o.material.empty() && entry.path().stem() != Material::parse(o.material).canonical().name()) continue;
         files.insert(entry.path());
     }
     if (files.empty())
         throw TableError(TableErrorKind::missing, directory,
-                         (o.material.empty() ? "no .dtw or .rul tables" : "no .dtw or .rul table of " + o.material) +
+                         (o.material.empty() ? "no .wld, .dtw or .rul tables" : "no .wld, .dtw or .rul table of " + o.material) +
                              std::string(" to convert (dtb build writes them)"));
     const std::filesystem::path manifest_file = directory / Manifest::file_name;
     Manifest manifest = Manifest::load(manifest_file, std::string(V::name));
     ConvertReport report;
     for (const std::filesystem::path& path : files) {
-        const TableKind kind = path.extension() == ".dtw" ? TableKind::dtw : TableKind::rul;
+        const TableKind kind = path.extension() == ".dtw" ? TableKind::dtw
+                               : path.extension() == ".rul" ? TableKind::rul
+                                                            : TableKind::wld;
         const Material m = Material::parse(path.stem().string());
         if (m != m.canonical())
             throw TableError(TableErrorKind::foreign, path, "the name is not a canonical material's table");
         ConvertedFile done{path, false, std::filesystem::file_size(path), 0};
         std::optional<TableFile> old(TableFile::open(path, {std::string_view(V::name), m, kind}));
-        if (old->header().version >= 2) {
+        done.version_before = done.version_after = old->header().version;
+        const std::uint32_t current = kind == TableKind::wld ? TableSpec{}.wld_version : 2;
+        if (old->header().version >= current) {
             done.bytes_after = done.bytes_before;
             ++report.current;
+            each(done);
+            continue;
+        }
+        if (kind == TableKind::wld) {
+            TableSpec spec = spec_of(old->header(), o);
+            spec.wld_version = current;
+            done.version_after = current;
+            const WrittenTable written = write_wld_table(directory, spec, values_of<V>(*old));
+            old.reset();
+            if (const ManifestEntry* listed = manifest.find(m)) {
+                ManifestEntry e = *listed;
+                e.wld_bytes = written.bytes;
+                e.wld_checksum = written.checksum;
+                manifest.put(e);
+                manifest.save(manifest_file);
+            }
+            done.converted = true;
+            done.bytes_after = written.bytes;
+            ++report.converted;
+            report.bytes_before += done.bytes_before;
+            report.bytes_after += done.bytes_after;
             each(done);
             continue;
         }
@@ -99,6 +136,7 @@ ConvertReport run_convert(const ConvertOptions& o, const std::function<void(cons
                                      ".wld beside it, or leave " + path.filename().string() + " in format 1)");
         }
         TableSpec spec = spec_of(old->header(), o);
+        done.version_after = 2;
         WrittenTable written;
         if (kind == TableKind::dtw) {
             spec.dtw_version = 2;

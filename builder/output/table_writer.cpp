@@ -1,6 +1,7 @@
 #include "builder/output/table_writer.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <deque>
@@ -26,6 +27,7 @@
 #include "probe/rule_count.hpp"
 #include "probe/table_file.hpp"
 #include "probe/value.hpp"
+#include "probe/wld_reader.hpp"
 #include "probe/zstd_frame.hpp"
 
 namespace dtb {
@@ -123,6 +125,170 @@ private:
     std::vector<std::uint64_t> checksums_;
 };
 
+// A .wld in placement order (TableHeader::paired()), its positions
+// [first, first + count) gathered before they are written, 2 bits a
+// position as the file lays them out and 3 where a position is dont_care:
+// its second half comes from the table's second half in another order, so
+// its blocks are not the table's blocks of g. One process gathers every
+// position (put()); a team member the range it writes, from every member's
+// codes of its own range of g (exchange()).
+class PairedWld {
+public:
+    PairedWld(const TableHeader& header, std::uint64_t first, std::uint64_t count, bool team = false)
+        : header_(header), order_(paired_order_of(header)), first_(first), count_(count),
+          bytes_((count + 3) / 4), own_(team ? (count + 3) / 4 : 0), team_(team) {}
+
+    // Codes (or dont_care) of table positions start.. (from several threads):
+    // in one process to their places, in a team into the member's own codes.
+    void put(std::uint64_t start, std::span<const std::uint32_t> codes) {
+        for (std::size_t k = 0; k < codes.size(); ++k) {
+            const unsigned v = codes[k] == dont_care ? 3u : wld_code(value_of_dtw_code(codes[k]).wdl);
+            if (team_) {
+                set(own_, start + k - first_, v);
+            } else {
+                set(bytes_, order_.position(start + k) - first_, v);
+            }
+        }
+    }
+
+    // Collective, a team's members each with the same range of g put() and
+    // of w to write: the codes of the first half go as they stand (position
+    // g is at 2g); those of the second half go a men configuration of M' at
+    // a time to the members writing the placements of its turned-round
+    // configuration of M, each part led by the distance in men
+    // configurations from the one before (a varint), since the receiver
+    // cannot list them in the sender's order without going through its
+    // range. 2 bits a position and about a byte a men configuration cross.
+    void exchange(Team& team, const std::vector<std::uint64_t>& firsts) {
+        const int members = team.size();
+        const std::uint64_t pps = header_.positions_per_side, kings = order_.king_placements;
+        const auto owner = [&](std::uint64_t w) {
+            return static_cast<int>(std::upper_bound(firsts.begin(), firsts.end() - 1, w) - firsts.begin()) - 1;
+        };
+        const auto code_at = [&](const std::vector<std::uint8_t>& bytes, std::uint64_t k) {
+            return (bytes[k / 4] >> (2 * (k % 4))) & 3u;
+        };
+        // The first half's g of member j's range of w: [ceil(first / 2), ceil(end / 2)).
+        const auto first_half = [&](int j, std::uint64_t from, std::uint64_t to) {
+            const std::uint64_t lo = std::max((firsts[j] + 1) / 2, from), hi = std::min({(firsts[j + 1] + 1) / 2, to, pps});
+            return std::pair{lo, std::max(lo, hi)};
+        };
+        // This member's codes for each member: the first half's, then the
+        // second half's in parts, their varints apart.
+        std::vector<std::vector<std::uint8_t>> codes(members), heads(members);
+        std::vector<std::uint64_t> coded(members), last(members, 0);
+        const auto append = [&](int j, unsigned v) {
+            if (coded[j] % 4 == 0) codes[j].push_back(0);
+            codes[j].back() |= static_cast<std::uint8_t>(v << (2 * (coded[j]++ % 4)));
+        };
+        const std::uint64_t end = first_ + count_;
+        for (int j = 0; j < members; ++j) {
+            const auto [lo, hi] = first_half(j, first_, end);
+            for (std::uint64_t g = lo; g < hi; ++g) append(j, code_at(own_, g - first_));
+        }
+        const std::uint64_t second = std::max(first_, pps);
+        for (std::uint64_t men = (second - pps) / kings; second < end && pps + men * kings < end; ++men) {
+            const std::uint64_t lo = std::max(second, pps + men * kings), hi = std::min(end, pps + (men + 1) * kings);
+            const std::uint64_t placed = order_.turned_men(men) * kings;  // the placements, and w = 2i + 1
+            const int from = owner(2 * placed + 1), to = owner(2 * (placed + kings) - 1);
+            for (int j = from; j <= to; ++j) {
+                std::uint64_t step = men + 1 - last[j];
+                last[j] = men + 1;
+                for (; step >= 128; step >>= 7) heads[j].push_back(static_cast<std::uint8_t>(step | 128));
+                heads[j].push_back(static_cast<std::uint8_t>(step));
+                for (std::uint64_t g = lo; g < hi; ++g) append(j, code_at(own_, g - first_));
+            }
+        }
+        std::vector<std::byte> out;
+        std::vector<std::size_t> counts(members);
+        for (int j = 0; j < members; ++j) {
+            const std::size_t before = out.size();
+            std::byte size[8];
+            store_u64(size, heads[j].size());
+            out.insert(out.end(), size, size + 8);
+            for (const auto* part : {&heads[j], &codes[j]})
+                for (std::uint8_t b : *part) out.push_back(static_cast<std::byte>(b));
+            counts[j] = out.size() - before;
+        }
+        Team::Received in;
+        team.all_to_all(out, counts, in);
+        // Each member's message, read as it was made.
+        for (int k = 0; k < members; ++k) {
+            const std::byte* p = in.bytes.data() + in.offsets[k];
+            const std::byte* heads_at = p + 8;
+            const std::byte* heads_end = heads_at + load_u64(p);
+            const std::byte* codes_at = heads_end;
+            std::uint64_t read = 0;
+            const auto next_code = [&] { return (std::to_integer<unsigned>(codes_at[read / 4]) >> (2 * (read++ % 4))) & 3u; };
+            const auto [lo, hi] = first_half(team.rank(), firsts[k], firsts[k + 1]);
+            for (std::uint64_t g = lo; g < hi; ++g) set(bytes_, 2 * g - first_, next_code());
+            const std::uint64_t k_second = std::max(firsts[k], pps), k_end = firsts[k + 1];
+            std::uint64_t men = 0;
+            for (const std::byte* h = heads_at; h < heads_end;) {
+                std::uint64_t step = 0;
+                for (int shift = 0;; shift += 7) {
+                    const unsigned b = std::to_integer<unsigned>(*h++);
+                    step |= static_cast<std::uint64_t>(b & 127) << shift;
+                    if (b < 128) break;
+                }
+                men += step;  // one past the configuration
+                const std::uint64_t lo2 = std::max(k_second, pps + (men - 1) * kings), hi2 = std::min(k_end, pps + men * kings);
+                for (std::uint64_t g = lo2; g < hi2; ++g) {
+                    const unsigned v = next_code();
+                    const std::uint64_t w = order_.position(g);
+                    if (w >= first_ && w < end) set(bytes_, w - first_, v);
+                }
+            }
+        }
+    }
+
+    // Block b of the file, compressed at `level`. A dont_care position
+    // takes the value of the same side to move before it, as
+    // fill_dont_care() does for each side's positions of the block.
+    std::vector<std::byte> compressed(std::uint64_t b, int level) const {
+        const std::uint64_t start = header_.block_first(b), n = header_.block_values(b);
+        std::vector<std::uint32_t> side[2];
+        for (std::uint64_t k = 0; k < n; ++k) {
+            const std::uint64_t at = start + k - first_;
+            const unsigned v = (bytes_[at / 4] >> (2 * (at % 4))) & 3u;
+            side[k % 2].push_back(v == 3 ? dont_care : v == wld_code(Wdl::win) ? 2 : v == wld_code(Wdl::loss) ? 1 : 0);
+        }
+        fill_dont_care(side[0]);
+        fill_dont_care(side[1]);
+        std::vector<std::uint32_t> codes(n);
+        for (std::uint64_t k = 0; k < n; ++k) codes[k] = side[k % 2][k / 2];
+        return zstd_compress(wld_bytes(codes), level);
+    }
+
+    // Every block of the file, in order (one process).
+    void write(FileWriter& file, int level) const {
+        const std::uint64_t blocks = header_.block_count();
+        for (std::uint64_t first = 0; first < blocks; first += write_batch_blocks) {
+            const std::uint64_t count = std::min(write_batch_blocks, blocks - first);
+            std::vector<std::vector<std::byte>> blocks_made(count);
+            work_profile::Step step(work_profile::Kind::compress, count);
+            tbb::parallel_for(std::uint64_t{0}, count, [&](std::uint64_t i) {
+                const auto piece = step.piece();
+                blocks_made[i] = compressed(first + i, level);
+            });
+            for (const auto& block : blocks_made) file.add_block(block);
+        }
+    }
+
+private:
+    static void set(std::vector<std::uint8_t>& bytes, std::uint64_t k, unsigned v) {
+        std::atomic_ref<std::uint8_t>(bytes[k / 4]).fetch_or(static_cast<std::uint8_t>(v << (2 * (k % 4))),
+                                                             std::memory_order_relaxed);
+    }
+
+    TableHeader header_;
+    PairedOrder order_;
+    std::uint64_t first_, count_;
+    std::vector<std::uint8_t> bytes_;  // positions first_.. of the file
+    std::vector<std::uint8_t> own_;    // a team member's codes of its range of g
+    bool team_;
+};
+
 }  // namespace
 
 std::string make_provenance(const std::string& options) {
@@ -172,6 +338,13 @@ TableSpec table_spec_of(const TableHeader& h) {
 
 namespace {
 
+// The .wld's version a spec asks for: 1 or 3.
+std::uint32_t wld_version_of(const TableSpec& spec) {
+    if (spec.wld_version != 1 && spec.wld_version != 3)
+        throw std::logic_error("a .wld of format version " + std::to_string(spec.wld_version) + " is not written");
+    return spec.wld_version;
+}
+
 int dtw_bits_for(std::uint32_t max_code) {
     if (max_code > max_dtw_code)
         throw std::runtime_error("a distance of " + std::to_string(max_code - 1) +
@@ -208,9 +381,11 @@ struct CompressedBlock {
     std::vector<std::byte> wld;
     std::vector<std::optional<std::vector<std::byte>>> dtw;
 };
+// With `paired`, the .wld's values go there instead (wld empty), and
+// with `with_dtw` false no .dtw block is made.
 std::vector<CompressedBlock> compress_blocks(const TableHeader& header, const TableSpec& spec, std::uint32_t max_code,
                                              const ValueSource& values, std::uint64_t first, std::uint64_t count,
-                                             bool with_wld = true) {
+                                             bool with_wld = true, PairedWld* paired = nullptr, bool with_dtw = true) {
     const int dtw_bits = dtw_bits_for(max_code);
     const std::vector<StoredHalf> halves = one_sided_candidates(header, spec.dtw_version);
     std::vector<CompressedBlock> blocks(count);
@@ -226,7 +401,7 @@ std::vector<CompressedBlock> compress_blocks(const TableHeader& header, const Ta
                 throw std::runtime_error("a DTW code of " + std::to_string(c) + " exceeds the largest announced, " +
                                          std::to_string(max_code));
         CompressedBlock& out = blocks[i];
-        for (const StoredHalf half : halves) {
+        for (const StoredHalf half : with_dtw ? halves : std::vector<StoredHalf>{}) {
             const auto part = stored_part(header, half, start, codes);
             if (!part) {
                 out.dtw.emplace_back();
@@ -234,7 +409,8 @@ std::vector<CompressedBlock> compress_blocks(const TableHeader& header, const Ta
             }
             out.dtw.emplace_back(zstd_compress(dtw_bytes(*part, dtw_bits, spec.dtw_version), spec.dtw_compression_level));
         }
-        if (!with_wld) return;
+        if (paired) paired->put(start, codes);
+        if (!with_wld || paired) return;
         fill_dont_care(codes);
         out.wld = zstd_compress(wld_bytes(codes), spec.wld_compression_level);
     });
@@ -242,12 +418,13 @@ std::vector<CompressedBlock> compress_blocks(const TableHeader& header, const Ta
 }
 
 // The header of the .wld or .dtw (`kind`) of a table of `header`, encoded:
-// its size (and so where its blocks start) known. A .dtw is of
-// `dtw_version` and stores `half`.
+// its size (and so where its blocks start) known. The file is of version
+// `dtw_version` (a .wld's version there), and a .dtw stores `half`.
 TableHeader file_header(TableHeader header, TableKind kind, std::uint32_t max_code, std::uint32_t dtw_version = 1,
                         StoredHalf half = StoredHalf::both) {
     header.kind = kind;
     header.value_bits = kind == TableKind::wld ? 2 : dtw_bits_for(max_code);
+    if (kind == TableKind::wld) header.version = dtw_version;
     if (kind == TableKind::dtw) {
         header.version = dtw_version;
         header.stored = half;
@@ -296,12 +473,12 @@ private:
 class TableFiles {
 public:
     TableFiles(const std::filesystem::path& directory, TableHeader header, std::uint32_t max_code,
-               std::uint32_t dtw_version, std::vector<StoredHalf> halves) {
+               std::uint32_t dtw_version, std::vector<StoredHalf> halves, std::uint32_t wld_version = 1) {
         written_.max_code = max_code;
         written_.dtw_bits = dtw_bits_for(max_code);
         written_.wld = directory / table_file_name(header.material, TableKind::wld);
         written_.dtw = directory / table_file_name(header.material, TableKind::dtw);
-        wld_.emplace(written_.wld, file_header(header, TableKind::wld, max_code));
+        wld_.emplace(written_.wld, file_header(header, TableKind::wld, max_code, wld_version));
         std::vector<TableHeader> headers;
         for (const StoredHalf half : halves) headers.push_back(file_header(header, TableKind::dtw, max_code, dtw_version, half));
         dtw_.emplace(written_.dtw, headers);
@@ -310,6 +487,9 @@ public:
         wld_->add_block(block.wld);
         dtw_->add(block.dtw);
     }
+    // The .dtw's part of a block whose .wld is written apart (PairedWld).
+    void add_dtw(const CompressedBlock& block) { dtw_->add(block.dtw); }
+    FileWriter& wld() { return *wld_; }
     // A block that another writer put in place: the .wld's and the .dtw's
     // size and checksum (of the one .dtw, which has none where `dtw_size` is 0).
     void add_written(std::uint64_t wld_size, std::uint64_t wld_checksum, std::uint64_t dtw_size,
@@ -355,12 +535,36 @@ WrittenTables write_tables(const std::filesystem::path& directory, const TableSp
             return m;
         },
         [](std::uint32_t a, std::uint32_t b) { return std::max(a, b); });
-    TableFiles files(directory, header, max_code, spec.dtw_version, one_sided_candidates(header, spec.dtw_version));
+    const std::uint32_t wld_version = wld_version_of(spec);
+    TableFiles files(directory, header, max_code, spec.dtw_version, one_sided_candidates(header, spec.dtw_version),
+                     wld_version);
+    std::optional<PairedWld> paired;
+    if (file_header(header, TableKind::wld, max_code, wld_version).paired()) paired.emplace(header, 0, header.positions());
     for (std::uint64_t first = 0; first < blocks; first += write_batch_blocks)
-        for (const CompressedBlock& b :
-             compress_blocks(header, spec, max_code, values, first, std::min(write_batch_blocks, blocks - first)))
-            files.add(b);
+        for (const CompressedBlock& b : compress_blocks(header, spec, max_code, values, first,
+                                                        std::min(write_batch_blocks, blocks - first), true,
+                                                        paired ? &*paired : nullptr))
+            paired ? files.add_dtw(b) : files.add(b);
+    if (paired) paired->write(files.wld(), spec.wld_compression_level);
     return files.finish();
+}
+
+WrittenTable write_wld_table(const std::filesystem::path& directory, const TableSpec& spec, const ValueSource& values) {
+    const TableHeader header = file_header(header_of(spec), TableKind::wld, 0, wld_version_of(spec));
+    WrittenTable written;
+    written.path = directory / table_file_name(spec.material, TableKind::wld);
+    FileWriter file(written.path, header);
+    std::optional<PairedWld> paired;
+    if (header.paired()) paired.emplace(header, 0, header.positions());
+    const std::uint64_t blocks = header.block_count();
+    for (std::uint64_t first = 0; first < blocks; first += write_batch_blocks)
+        for (const CompressedBlock& b : compress_blocks(header, spec, max_dtw_code, values, first,
+                                                        std::min(write_batch_blocks, blocks - first), true,
+                                                        paired ? &*paired : nullptr, false))
+            if (!paired) file.add_block(b.wld);
+    if (paired) paired->write(file, spec.wld_compression_level);
+    std::tie(written.bytes, written.checksum) = file.finish();
+    return written;
 }
 
 WrittenTable write_dtw_table(const std::filesystem::path& directory, const TableSpec& spec, const ValueSource& values) {
@@ -385,12 +589,33 @@ WrittenTables write_tables(Team& team, const std::filesystem::path& directory, c
                            std::uint64_t first, std::uint64_t count, const ValueSource& values) {
     if (!spec.max_code) throw std::logic_error("a team writes tables with an announced largest code");
     const TableHeader header = header_of(spec);
+    const std::uint32_t wld_version = wld_version_of(spec);
     const std::uint64_t first_block = first >> header.block_shift;
     const std::uint64_t end_block = (first + count + header.block_positions() - 1) >> header.block_shift;
     if (count > 0 && first != first_block << header.block_shift)
         throw std::logic_error("a team member's range does not start at a block");
-    const std::vector<CompressedBlock> mine =
-        compress_blocks(header, spec, *spec.max_code, values, first_block, end_block - first_block);
+    // A .wld in placement order: each member writes the same range of its
+    // positions, gathered from every member (PairedWld::exchange()).
+    std::optional<PairedWld> paired;
+    if (file_header(header, TableKind::wld, *spec.max_code, wld_version).paired())
+        paired.emplace(header, first, count, true);
+    std::vector<CompressedBlock> mine = compress_blocks(header, spec, *spec.max_code, values, first_block,
+                                                        end_block - first_block, true, paired ? &*paired : nullptr);
+    if (paired) {
+        std::vector<std::size_t> at(team.size()), eight(team.size(), 8);
+        std::vector<std::byte> counts(8 * at.size());
+        for (std::size_t j = 0; j < at.size(); ++j) at[j] = 8 * j;
+        store_u64(counts.data() + at[team.rank()], count);
+        team.all_gather(counts.data(), at, eight);
+        std::vector<std::uint64_t> firsts{0};  // the ranges, in member order from 0
+        for (std::size_t j = 0; j < at.size(); ++j) firsts.push_back(firsts.back() + load_u64(counts.data() + at[j]));
+        if (firsts.back() != header.positions() || firsts[team.rank()] != first)
+            throw std::logic_error("the team's ranges do not make the table");
+        paired->exchange(team, firsts);
+        tbb::parallel_for(std::size_t{0}, mine.size(), [&](std::size_t i) {
+            mine[i].wld = paired->compressed(first_block + i, spec.wld_compression_level);
+        });
+    }
     // Every member learns every block's sizes and checksums (16 bytes a
     // file a block, the members' ranges in order; a .dtw candidate's size 0
     // where it has no such block), so that each knows where its own blocks
@@ -436,7 +661,8 @@ WrittenTables write_tables(Team& team, const std::filesystem::path& directory, c
     std::string failure;
     try {
         if (me == 0) {
-            files.emplace(directory, header, *spec.max_code, spec.dtw_version, std::vector<StoredHalf>{halves[kept]});
+            files.emplace(directory, header, *spec.max_code, spec.dtw_version, std::vector<StoredHalf>{halves[kept]},
+                          wld_version);
             files->flush();
         }
     } catch (const std::exception& e) {
@@ -445,7 +671,7 @@ WrittenTables write_tables(Team& team, const std::filesystem::path& directory, c
     if (team.all_max(failure.empty() ? 0 : 1) != 0)
         throw std::runtime_error(failure.empty() ? "member 0 of the team could not create the table files" : failure);
     try {
-        std::uint64_t wld_at = file_header(header, TableKind::wld, *spec.max_code).blocks_start();
+        std::uint64_t wld_at = file_header(header, TableKind::wld, *spec.max_code, wld_version).blocks_start();
         std::uint64_t dtw_at = file_header(header, TableKind::dtw, *spec.max_code, spec.dtw_version, halves[kept]).blocks_start();
         for (std::size_t i = 0; i < at[me] / entry; ++i) {
             wld_at += load_u64(index.data() + entry * i);
@@ -475,35 +701,6 @@ WrittenTables write_tables(Team& team, const std::filesystem::path& directory, c
     }
     return files->finish();
 }
-
-namespace {
-
-// The plain results of a table, read from its .wld a block at a time: what
-// a .rul of version 2 leaves its draws to. One a thread.
-class PlainResults {
-public:
-    explicit PlainResults(const TableFile& wld) : wld_(wld) {}
-    // Whether position g of the .wld (of either value array of a .rul:
-    // g modulo the .wld's positions) is a draw.
-    bool draw(std::uint64_t g) {
-        const TableHeader& h = wld_.header();
-        g %= h.positions();
-        const std::uint64_t block = g >> h.block_shift;
-        if (block != block_) {
-            bytes_.resize(h.block_bytes(block));
-            wld_.read_block(block, bytes_);
-            block_ = block;
-        }
-        return value_at(bytes_, 2, g - h.block_first(block)) == wld_code(Wdl::draw);
-    }
-
-private:
-    const TableFile& wld_;
-    std::uint64_t block_ = ~std::uint64_t{0};
-    std::vector<std::byte> bytes_;
-};
-
-}  // namespace
 
 WrittenTable write_rule_table(const std::filesystem::path& directory, const TableSpec& spec, const RuleRecord& rules,
                               const ValueSource& values) {
@@ -543,13 +740,14 @@ WrittenTable write_rule_table(const std::filesystem::path& directory, const Tabl
             const std::uint64_t b = first + i, start = header.block_first(b);
             std::vector<std::uint32_t> codes(header.block_values(b));
             values(start, codes);
-            std::optional<PlainResults> plain;
+            std::optional<WldReader> plain;  // the draws a .rul of version 2 leaves to the .wld
             if (wld) plain.emplace(*wld);
             for (std::size_t k = 0; k < codes.size(); ++k) {
                 if (codes[k] == dont_care) continue;
                 if (codes[k] > 255)
                     throw std::runtime_error("a rule code of " + std::to_string(codes[k]) + " does not fit a .rul file");
-                if (!plain || !plain->draw(start + k)) continue;
+                // Either value array: the .wld's position is g modulo its positions.
+                if (!plain || plain->wdl((start + k) % wld->header().positions()) != Wdl::draw) continue;
                 if (codes[k] != rule_code(Value::draw()))
                     throw std::runtime_error("position " + std::to_string(start + k) + " of " + spec.material.name() +
                                              " is a draw in its .wld and rule code " + std::to_string(codes[k]) +

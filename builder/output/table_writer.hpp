@@ -52,6 +52,10 @@ struct TableSpec {
     // and the .wld's draws left to it, which must be written first; 1, every
     // value (a .rul alone, tests of the format with values not a game's).
     std::uint32_t rul_version = 2;
+    // The .wld's: 3, a placement's two sides to move side by side
+    // (TableHeader::paired(); the same as 1 for a material equal to its
+    // mirror); 1, the table's order (tables for older readers).
+    std::uint32_t wld_version = 3;
 };
 
 // The spec that writes the table of `h` again: its variant, material,
@@ -95,7 +99,7 @@ WrittenTables write_tables(const std::filesystem::path& directory, const TableSp
 WrittenTables write_tables(Team& team, const std::filesystem::path& directory, const TableSpec& spec,
                            std::uint64_t first, std::uint64_t count, const ValueSource& values);
 
-// A .rul table (docs/format.md, "Rule tables").
+// A .rul table (docs/format.md, "Rule tables"), or a .wld alone.
 struct WrittenTable {
     std::filesystem::path path;
     std::uint64_t bytes = 0;
@@ -105,6 +109,10 @@ struct WrittenTable {
 // Writes DIRECTORY/MATERIAL.dtw alone, as write_tables() writes it (dtb
 // convert: a .wld already in place); spec.max_code must be set.
 WrittenTable write_dtw_table(const std::filesystem::path& directory, const TableSpec& spec, const ValueSource& values);
+
+// Writes DIRECTORY/MATERIAL.wld alone, as write_tables() writes it (dtb
+// convert: a .wld of another version rewritten).
+WrittenTable write_wld_table(const std::filesystem::path& directory, const TableSpec& spec, const ValueSource& values);
 
 // Writes DIRECTORY/MATERIAL.rul: `values` gives the rule codes (rule_count.hpp,
 // at most 255) or dont_care of the file's positions, each value array in

@@ -54,7 +54,7 @@ std::uint64_t check_values(const Prober<V>& prober, int slot, std::string& first
     const TableHeader& dtw = tables.file(slot, TableKind::dtw).header();
     return disagreements(prober, slot, first, [&](const Position& p, std::uint64_t g) {
         const Value best = prober.from_moves(p);
-        const Wdl stored_wdl = tables.stored_wdl(slot, g);
+        const Wdl stored_wdl = prober.stored_wdl(p);
         // A .dtw of version 2 holds no draw and one side to move: the other
         // side is checked by its .wld, its distances being those its moves
         // into the stored side give.
@@ -91,7 +91,7 @@ std::uint64_t check_rule_values(const Prober<V>& prober, int slot, std::string& 
             // move: the other is checked against the .wld, which the rules
             // may turn into a draw but never into the other side's win.
             std::optional<Wdl> plain;
-            if (h.draws_left_out()) plain = tables.stored_wdl(slot, g);
+            if (h.draws_left_out()) plain = prober.stored_wdl(p);
             std::optional<Value> stored;
             if (!plain || (*plain != Wdl::draw && h.stores(array * size + g)))
                 stored = value_of_rule_code(tables.stored_rule_code(slot, array * size + g));

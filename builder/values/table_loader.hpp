@@ -25,6 +25,7 @@
 #include "builder/system/work_profile.hpp"
 #include "probe/prober.hpp"
 #include "probe/table_file.hpp"
+#include "probe/wld_reader.hpp"
 
 namespace dtb {
 
@@ -91,18 +92,18 @@ void load_solved_values(SolvedValues& values, const TableFile& file, const Succe
     const std::uint64_t end = std::min(h.positions(), end_block << h.block_shift);
     std::optional<TableFile> wld;
     if (h.draws_left_out()) wld.emplace(open_wld_beside(file));
-    // The .wld's raw block b and the .dtw's raw block of the same positions (empty if none is stored).
+    // The .dtw's raw block of the positions of the table's block b (empty
+    // if none is stored), and a reader of the .wld's results by table
+    // position (its blocks are not the .dtw's where it is in placement order).
     struct Raw {
-        std::vector<std::byte> wld, dtw;
+        std::vector<std::byte> dtw;
+        std::optional<WldReader> wld;
     };
     const auto read_raw = [&](std::uint64_t b) {
         Raw raw;
         const std::uint64_t start = b << h.block_shift;
         const std::uint64_t stop = std::min(end, (b + 1) << h.block_shift);
-        if (wld) {
-            raw.wld.resize(wld->header().block_bytes(b));
-            wld->read_block(b, raw.wld);
-        }
+        if (wld) raw.wld.emplace(*wld);
         const std::uint64_t from = std::max(start, h.stored_begin());
         if (from < std::min(stop, h.stored_end())) {
             const std::uint64_t block = h.place_of(from).block;
@@ -111,9 +112,7 @@ void load_solved_values(SolvedValues& values, const TableFile& file, const Succe
         }
         return raw;
     };
-    const auto wdl_at = [&](const Raw& raw, std::uint64_t g) {
-        return wdl_of_wld_code(value_at(raw.wld, 2, g - (g >> h.block_shift << h.block_shift)));
-    };
+    const auto wdl_at = [&](Raw& raw, std::uint64_t g) { return raw.wld->wdl(g); };
     // Pass 1: the positions stored and the capture positions.
     bool others = false;
     {
@@ -121,7 +120,7 @@ void load_solved_values(SolvedValues& values, const TableFile& file, const Succe
         std::atomic<bool> unstored{false};
         tbb::parallel_for(first_block, end_block, [&](std::uint64_t b) {
             const auto piece = step.piece();
-            const Raw raw = read_raw(b);
+            Raw raw = read_raw(b);
             const std::uint64_t start = b << h.block_shift;
             const std::uint64_t count = std::min(end, (b + 1) << h.block_shift) - start;
             CaptureValues<V> captures(successors);
@@ -173,7 +172,7 @@ void load_solved_values(SolvedValues& values, const TableFile& file, const Succe
         const std::uint64_t lo = std::max(b << h.block_shift, h.stored_begin() == 0 ? h.stored_end() : 0);
         const std::uint64_t hi = std::min(stop, h.stored_begin() == 0 ? h.positions() : h.stored_begin());
         if (lo >= hi) return;
-        const Raw raw = read_raw(b);
+        Raw raw = read_raw(b);
         draughts::MoveList<N> moves;
         for (std::uint64_t g = lo; g < hi; ++g) {
             if (values.has_capture(g)) continue;

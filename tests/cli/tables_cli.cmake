@@ -82,14 +82,15 @@ expect_in("${out}" "missing table ${dir}/brazilian/KKvK.wld")
 file(REMOVE_RECURSE ${dir})
 
 # convert: the true tables (the tool's brute force) written in format 1
-# become, byte for byte, the files written in format 2 (at the tool's
-# zstd level 3); a second run finds them current.
+# become, byte for byte, the files written today (.dtw of format 2, .wld
+# of 3, at the tool's zstd level 3); a second run finds them current.
 set(conv ${WORK}/convert-cli)
 file(REMOVE_RECURSE ${conv} ${conv}-2)
 tool(true brazilian ${conv} 1 KMvK)
 tool(true brazilian ${conv}-2 2 KMvK)
-run(0 convert --variant brazilian --dir ${conv} --dtw-compression 3)
+run(0 convert --variant brazilian --dir ${conv} --dtw-compression 3 --wld-compression 3)
 expect_in("${out}" "KMvK.dtw: format 1 to 2")
+expect_in("${out}" "KMvK.wld: format 1 to 3")
 expect_in("${last}" "0 already current")
 same_tables(brazilian ${conv} ${conv}-2)
 run(0 convert --variant brazilian --dir ${conv})

@@ -139,16 +139,19 @@ private:
 
 // Writes the tables of `targets` and every material they lead to into
 // DIR/VARIANT with the values of `truth` (blocks of 2^10 positions), as the
-// builder's writer writes them: capture positions left to the writer.
+// builder's writer writes them: capture positions left to the writer; the
+// .dtw (and .rul) of `dtw_version`, the .wld of `wld_version`.
 template <class V>
 void write_true_tables(const BruteForce<V>& truth, const std::vector<Material>& targets,
-                       const std::filesystem::path& dir, std::uint32_t dtw_version = 2) {
+                       const std::filesystem::path& dir, std::uint32_t dtw_version = 2,
+                       std::uint32_t wld_version = 3) {
     const auto tables = dir / std::string(V::name);
     std::filesystem::create_directories(tables);
     for (const Material& c : build_order(targets)) {
         const Index<V::board_size> own(c), mirror(c.mirrored());
         TableSpec spec = test_table_spec<V>(c, 10);
         spec.dtw_version = dtw_version;
+        spec.wld_version = wld_version;
         write_tables(tables, spec, [&](std::uint64_t first, std::span<std::uint32_t> out) {
             for (std::size_t i = 0; i < out.size(); ++i) {
                 const auto q = position_of(own, mirror, first + i);

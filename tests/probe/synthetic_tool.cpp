@@ -10,7 +10,8 @@
 //                                                  format version V (default 1; 2: the draws of the .wld in
 //                                                  DIR, one side to move)
 //   synthetic_tool true VARIANT DIR V MATERIAL...  the true tables (tests/probe/brute_force.hpp), .dtw of
-//                                                  format V (1 or 2), of the materials and all they lead to
+//                                                  format V (1 or 2) with a .wld of format 1 or 3, of the
+//                                                  materials and all they lead to
 #include <cstdio>
 #include <fstream>
 #include <optional>
@@ -134,8 +135,8 @@ int run(const std::vector<std::string>& args) {
         } else if (command == "true") {
             std::vector<Material> targets;
             for (std::size_t i = 4; i < args.size(); ++i) targets.push_back(Material::parse(args[i]));
-            test::write_true_tables(test::BruteForce<V>(targets), targets, args.at(2),
-                                    static_cast<std::uint32_t>(std::stoul(args.at(3))));
+            const auto version = static_cast<std::uint32_t>(std::stoul(args.at(3)));
+            test::write_true_tables(test::BruteForce<V>(targets), targets, args.at(2), version, version == 1 ? 1 : 3);
         } else if (command == "alter") {
             alter<V>(args.at(2), Material::parse(args.at(3)));
         } else if (command == "stats") {

@@ -16,12 +16,22 @@
 namespace dtb {
 namespace {
 
+// `wld_version` 3: the .wld in placement order (docs/format.md, "Positions");
+// 1, in the table's order, as older builds wrote it.
 template <class V>
-void check_true_tables(const std::vector<Material>& targets) {
+void check_true_tables(const std::vector<Material>& targets, std::uint32_t wld_version = 3) {
     constexpr int N = V::board_size;
     const test::BruteForce<V> truth(targets);
     const test::TemporaryDirectory dir{"true-" + std::string(V::name)};
-    test::write_true_tables(truth, targets, dir.path());
+    test::write_true_tables(truth, targets, dir.path(), 2, wld_version);
+    {
+        const Prober<V> prober(dir.path());
+        for (const Material& c : build_order(targets)) {
+            const TableHeader& h = prober.tables().file(prober.tables().find(c).slot, TableKind::wld).header();
+            ASSERT_EQ(h.version, wld_version) << c.name();
+            ASSERT_EQ(h.paired(), wld_version == 3 && c != c.mirrored()) << c.name();
+        }
+    }
 
     const Prober<V> prober(dir.path());
     std::uint64_t positions = 0, lines = 0, plies = 0;
@@ -94,6 +104,14 @@ void check_true_tables(const std::vector<Material>& targets) {
 
 TEST(TrueTables, AmericanKingsAndAMan) {
     check_true_tables<draughts::American>({Material::parse("KKvK"), Material::parse("KMvK")});
+}
+// The .wld of format 1 (the table's order) is still read, beside a .dtw
+// of one side to move.
+TEST(TrueTables, WldOfVersion1American) {
+    check_true_tables<draughts::American>({Material::parse("KKvK"), Material::parse("KMvK")}, 1);
+}
+TEST(TrueTables, WldOfVersion1International) {
+    check_true_tables<draughts::International>({Material::parse("KMvK")}, 1);
 }
 TEST(TrueTables, BrazilianKings) { check_true_tables<draughts::Brazilian>({Material::parse("KKvK")}); }
 TEST(TrueTables, RussianManAgainstKing) { check_true_tables<draughts::Russian>({Material::parse("KMvK")}); }
