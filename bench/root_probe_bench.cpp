@@ -3,7 +3,7 @@
 // version 1, and the time of a distance and of a best move of each side to
 // move, plain and under the draw rules (the counts from zero).
 //
-//   root_probe_bench VARIANT OLD_DIR NEW_DIR [POSITIONS_A_MATERIAL]
+//   root_probe_bench VARIANT OLD_DIR NEW_DIR [POSITIONS_A_MATERIAL [wdl]]
 //
 // For every material of NEW_DIR, POSITIONS_A_MATERIAL (default 2000) random
 // positions without a capture, either side to move: the value, the result
@@ -14,7 +14,9 @@
 // 4 GiB, each position probed once before) and cold (a cache of the fewest blocks, so that
 // nearly every probe decompresses its blocks; the files stay in the page
 // cache), the mean, the 99th percentile and the slowest `value` and `best_move`, apart for the
-// side to move stored and the other, each warm one the least of three timings. Not a test: it measures.
+// side to move stored and the other, each warm one the least of three timings. Last, `wdl` on
+// both sets in turn (twice): the warm rate and the cold probes; with `wdl`, only that, five
+// times. Not a test: it measures.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -68,7 +70,8 @@ double micros(int runs, F&& f) {
 }
 
 template <class V>
-int run(const std::filesystem::path& old_dir, const std::filesystem::path& new_dir, std::size_t per_material) {
+int run(const std::filesystem::path& old_dir, const std::filesystem::path& new_dir, std::size_t per_material,
+        bool search_only) {
     using Position = draughts::Position<V::board_size>;
     const Prober<V> before(old_dir), after(new_dir);
     // The positions, and whether each is of the side the .dtw stores.
@@ -82,7 +85,7 @@ int run(const std::filesystem::path& old_dir, const std::filesystem::path& new_d
         }
     }
     std::size_t wrong = 0;
-    for (const Position& p : positions) {
+    for (const Position& p : search_only ? std::vector<Position>{} : positions) {
         const Value a = before.value(p), b = after.value(p);
         const auto ma = before.best_move(p), mb = after.best_move(p);
         const bool same = a == b && before.wdl(p) == after.wdl(p) && ma.has_value() == mb.has_value() &&
@@ -100,7 +103,7 @@ int run(const std::filesystem::path& old_dir, const std::filesystem::path& new_d
             if (!t.has(slot, TableKind::rul)) return false;
         return true;
     };
-    const bool rules = all_rules(before) && all_rules(after);
+    const bool rules = !search_only && all_rules(before) && all_rules(after);
     std::vector<bool> rule_stored(positions.size());
     if (rules) {
         const RuleProber<V> rb(before), ra(after);
@@ -141,6 +144,30 @@ int run(const std::filesystem::path& old_dir, const std::filesystem::path& new_d
                             s ? "stored    " : "not stored", rule_value[s].text().c_str(), rule_best[s].text().c_str());
         }
     };
+    // The search table of each set: warm, the rate over every position (the
+    // best of three passes); cold, each probe on its own. In turn, twice
+    // (five times with `search_only`).
+    const auto search_table = [&](const std::filesystem::path& dir, const char* what) {
+        const Prober<V> warm_wdl(dir, std::size_t{4} << 30);
+        int sum = 0;
+        for (const Position& p : positions) sum += static_cast<int>(warm_wdl.wdl(p));
+        const double us = micros(3, [&] {
+            for (const Position& p : positions) sum += static_cast<int>(warm_wdl.wdl(p));
+        });
+        const Prober<V> cold_wdl(dir, 1);
+        Times t;
+        for (const Position& p : positions)
+            t.add(micros(1, [&] { sum += static_cast<int>(cold_wdl.wdl(p)); }), draughts::to_fen(p));
+        std::printf("wdl, %s: warm %.2f million probes a second; cold %s%s\n", what,
+                    static_cast<double>(positions.size()) / us, t.text().c_str(), sum == -1 ? "" : "");
+    };
+    const auto search_tables = [&](int passes) {
+        for (int pass = 0; pass < passes; ++pass) search_table(old_dir, "OLD_DIR"), search_table(new_dir, "NEW_DIR");
+    };
+    if (search_only) {
+        search_tables(5);
+        return 0;
+    }
     // Warm: a cache that keeps every block these positions reach, each
     // position probed once before it is timed.
     const Prober<V> warm(new_dir, std::size_t{4} << 30);
@@ -152,6 +179,7 @@ int run(const std::filesystem::path& old_dir, const std::filesystem::path& new_d
     time(warm, "warm", 3);
     const Prober<V> cold(new_dir, 1);  // the fewest blocks the cache keeps
     time(cold, "cold", 1);
+    search_tables(2);
     return wrong == 0 ? 0 : 1;
 }
 
@@ -159,12 +187,13 @@ int run(const std::filesystem::path& old_dir, const std::filesystem::path& new_d
 
 int main(int argc, char** argv) {
     if (argc < 4) {
-        std::fprintf(stderr, "usage: root_probe_bench VARIANT OLD_DIR NEW_DIR [POSITIONS_A_MATERIAL]\n");
+        std::fprintf(stderr, "usage: root_probe_bench VARIANT OLD_DIR NEW_DIR [POSITIONS_A_MATERIAL [wdl]]\n");
         return 2;
     }
     const std::size_t per_material = argc > 4 ? std::stoull(argv[4]) : 2000;
     std::printf("%s\n", bench::cpu_model().c_str());
     int status = 0;
-    draughts::with_variant(argv[1], [&]<class V>() { status = run<V>(argv[2], argv[3], per_material); });
+    const bool search_only = argc > 5 && std::string(argv[5]) == "wdl";
+    draughts::with_variant(argv[1], [&]<class V>() { status = run<V>(argv[2], argv[3], per_material, search_only); });
     return status;
 }

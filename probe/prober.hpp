@@ -190,7 +190,7 @@ public:
     Wdl stored_wdl(const Position& p) const {
         const Position q = white_to_move(p);
         const TableSet::Found found = found_for(q);
-        return stored_wdl_of(q, found, std::nullopt);
+        return stored_wdl_of(p, q, found, std::nullopt);
     }
 
     // Throws PositionError if no table can hold p.
@@ -232,11 +232,17 @@ private:
         return found.mirrored ? own.size() + mirror.rank(q) : own.rank(q);
     }
 
-    // stored_wdl(), q's table position g given where the caller has it.
-    Wdl stored_wdl_of(const Position& q, TableSet::Found found, std::optional<std::uint64_t> g) const {
+    // stored_wdl() of p, q = white_to_move(p), its table position g given
+    // where the caller has it. In placement order, a position of M' (q
+    // mirrored) is M with Black to move: p itself where Black is to move in
+    // it, else q ranked as turned round.
+    Wdl stored_wdl_of(const Position& p, const Position& q, TableSet::Found found,
+                      std::optional<std::uint64_t> g) const {
         if (tables_.has(found.slot, TableKind::wld) && tables_.file(found.slot, TableKind::wld).header().paired()) {
-            const auto& [own, mirror] = *indexes_[found.slot];
-            return tables_.stored_wdl(found.slot, found.mirrored ? 2 * own.rank_turned(q) + 1 : 2 * own.rank(q));
+            const auto& own = indexes_[found.slot]->first;
+            if (!found.mirrored) return tables_.stored_wdl(found.slot, 2 * own.rank(q));
+            const bool black = p.side_to_move == draughts::Color::black;
+            return tables_.stored_wdl(found.slot, 2 * (black ? own.rank(p) : own.rank_turned(q)) + 1);
         }
         return tables_.stored_wdl(found.slot, g ? *g : g_of(found, q));
     }
@@ -324,7 +330,7 @@ private:
         if (!h.draws_left_out()) return value_of_dtw_code(tables_.stored_dtw_code(at.slot, at.g));
         // Version 2 (docs/format.md): draws are the .wld's, and the side to
         // move not stored is found from its moves into the side stored.
-        const Wdl wdl = stored_wdl_of(q, found, at.g);
+        const Wdl wdl = stored_wdl_of(p, q, found, at.g);
         if (wdl == Wdl::draw) return Value::draw();
         if (!h.stores(at.g)) return searched(p, wdl);
         const Value v = value_of_dtw_code(tables_.stored_dtw_code(at.slot, at.g));

@@ -105,50 +105,37 @@ ConvertReport run_convert(const ConvertOptions& o, const std::function<void(cons
             each(done);
             continue;
         }
-        if (kind == TableKind::wld) {
-            TableSpec spec = spec_of(old->header(), o);
-            spec.wld_version = current;
-            done.version_after = current;
-            const WrittenTable written = write_wld_table(directory, spec, values_of<V>(*old));
-            old.reset();
-            if (const ManifestEntry* listed = manifest.find(m)) {
-                ManifestEntry e = *listed;
-                e.wld_bytes = written.bytes;
-                e.wld_checksum = written.checksum;
-                manifest.put(e);
-                manifest.save(manifest_file);
-            }
-            done.converted = true;
-            done.bytes_after = written.bytes;
-            ++report.converted;
-            report.bytes_before += done.bytes_before;
-            report.bytes_after += done.bytes_after;
-            each(done);
-            continue;
-        }
-        // Format 2 leaves the draws to the .wld, which must be there and whole.
-        const std::filesystem::path wld = directory / table_file_name(m, TableKind::wld);
-        try {
-            (void)TableFile::open(wld, {std::string_view(V::name), m, TableKind::wld});
-        } catch (const TableError& e) {
-            throw std::runtime_error(std::string(e.what()) + " (a " + path.extension().string().substr(1) +
-                                     " of format 2 leaves its draws to the .wld: put " + m.name() +
-                                     ".wld beside it, or leave " + path.filename().string() + " in format 1)");
-        }
         TableSpec spec = spec_of(old->header(), o);
-        done.version_after = 2;
+        done.version_after = current;
         WrittenTable written;
-        if (kind == TableKind::dtw) {
-            spec.dtw_version = 2;
-            written = write_dtw_table(directory, spec, values_of<V>(*old));
+        if (kind == TableKind::wld) {
+            spec.wld_version = current;
+            written = write_wld_table(directory, spec, values_of<V>(*old));
         } else {
-            spec.rul_version = 2;
-            written = write_rule_table(directory, spec, old->header().rules, values_of<V>(*old));
+            // Format 2 leaves the draws to the .wld, which must be there and whole.
+            const std::filesystem::path wld = directory / table_file_name(m, TableKind::wld);
+            try {
+                (void)TableFile::open(wld, {std::string_view(V::name), m, TableKind::wld});
+            } catch (const TableError& e) {
+                throw std::runtime_error(std::string(e.what()) + " (a " + path.extension().string().substr(1) +
+                                         " of format 2 leaves its draws to the .wld: put " + m.name() +
+                                         ".wld beside it, or leave " + path.filename().string() + " in format 1)");
+            }
+            if (kind == TableKind::dtw) {
+                spec.dtw_version = 2;
+                written = write_dtw_table(directory, spec, values_of<V>(*old));
+            } else {
+                spec.rul_version = 2;
+                written = write_rule_table(directory, spec, old->header().rules, values_of<V>(*old));
+            }
         }
         old.reset();
         if (const ManifestEntry* listed = manifest.find(m)) {
             ManifestEntry e = *listed;
-            if (kind == TableKind::dtw) {
+            if (kind == TableKind::wld) {
+                e.wld_bytes = written.bytes;
+                e.wld_checksum = written.checksum;
+            } else if (kind == TableKind::dtw) {
                 e.dtw_bytes = written.bytes;
                 e.dtw_checksum = written.checksum;
             } else if (e.rules) {
