@@ -15,8 +15,9 @@
 // nearly every probe decompresses its blocks; the files stay in the page
 // cache), the mean, the 99th percentile and the slowest `value` and `best_move`, apart for the
 // side to move stored and the other, each warm one the least of three timings. Last, `wdl` on
-// both sets in turn (twice): the warm rate and the cold probes; with `wdl`, only that, five
-// times. Not a test: it measures.
+// both sets: the warm rates, passes over every position on each set in turn (11 rounds; 41
+// with `wdl`, which times only that) with the ratio of the rates round by round, and the cold
+// probes. Not a test: it measures.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -144,28 +145,47 @@ int run(const std::filesystem::path& old_dir, const std::filesystem::path& new_d
                             s ? "stored    " : "not stored", rule_value[s].text().c_str(), rule_best[s].text().c_str());
         }
     };
-    // The search table of each set: warm, the rate over every position (the
-    // best of three passes); cold, each probe on its own. In turn, twice
-    // (five times with `search_only`).
-    const auto search_table = [&](const std::filesystem::path& dir, const char* what) {
-        const Prober<V> warm_wdl(dir, std::size_t{4} << 30);
+    // The search table of each set. Warm: both sets' probers kept warm side
+    // by side, a pass over every position timed on each in turn (the order
+    // swapped each round), and the ratio of the two rates taken round by
+    // round, so that the machine's drift between rounds cancels. Cold: each
+    // probe on its own, a cache of the fewest blocks.
+    const auto search_tables = [&](int rounds) {
+        const Prober<V> warm_old(old_dir, std::size_t{4} << 30), warm_new(new_dir, std::size_t{4} << 30);
         int sum = 0;
-        for (const Position& p : positions) sum += static_cast<int>(warm_wdl.wdl(p));
-        const double us = micros(3, [&] {
-            for (const Position& p : positions) sum += static_cast<int>(warm_wdl.wdl(p));
-        });
-        const Prober<V> cold_wdl(dir, 1);
-        Times t;
-        for (const Position& p : positions)
-            t.add(micros(1, [&] { sum += static_cast<int>(cold_wdl.wdl(p)); }), draughts::to_fen(p));
-        std::printf("wdl, %s: warm %.2f million probes a second; cold %s%s\n", what,
-                    static_cast<double>(positions.size()) / us, t.text().c_str(), sum == -1 ? "" : "");
-    };
-    const auto search_tables = [&](int passes) {
-        for (int pass = 0; pass < passes; ++pass) search_table(old_dir, "OLD_DIR"), search_table(new_dir, "NEW_DIR");
+        const auto pass = [&](const Prober<V>& prober) {
+            return micros(1, [&] {
+                for (const Position& p : positions) sum += static_cast<int>(prober.wdl(p));
+            });
+        };
+        pass(warm_old), pass(warm_new);
+        std::vector<double> old_rate, new_rate, ratio;
+        for (int round = 0; round < rounds; ++round) {
+            double t_old, t_new;
+            if (round % 2 == 0) t_old = pass(warm_old), t_new = pass(warm_new);
+            else t_new = pass(warm_new), t_old = pass(warm_old);
+            old_rate.push_back(static_cast<double>(positions.size()) / t_old);
+            new_rate.push_back(static_cast<double>(positions.size()) / t_new);
+            ratio.push_back(t_old / t_new);
+        }
+        const auto quartiles = [](std::vector<double> v) {
+            std::sort(v.begin(), v.end());
+            return fmt::format("median {:.3f} (quartiles {:.3f}-{:.3f}, {:.3f}-{:.3f})", v[v.size() / 2],
+                               v[v.size() / 4], v[v.size() * 3 / 4], v.front(), v.back());
+        };
+        std::printf("wdl warm, %d rounds in turn: OLD_DIR %s, NEW_DIR %s million probes a second; NEW_DIR's rate "
+                    "over OLD_DIR's round by round %s\n",
+                    rounds, quartiles(old_rate).c_str(), quartiles(new_rate).c_str(), quartiles(ratio).c_str());
+        for (const auto& [dir, what] : {std::pair{old_dir, "OLD_DIR"}, std::pair{new_dir, "NEW_DIR"}}) {
+            const Prober<V> cold_wdl(dir, 1);
+            Times t;
+            for (const Position& p : positions)
+                t.add(micros(1, [&] { sum += static_cast<int>(cold_wdl.wdl(p)); }), draughts::to_fen(p));
+            std::printf("wdl cold, %s: %s%s\n", what, t.text().c_str(), sum == -1 ? "" : "");
+        }
     };
     if (search_only) {
-        search_tables(5);
+        search_tables(41);
         return 0;
     }
     // Warm: a cache that keeps every block these positions reach, each
@@ -179,7 +199,7 @@ int run(const std::filesystem::path& old_dir, const std::filesystem::path& new_d
     time(warm, "warm", 3);
     const Prober<V> cold(new_dir, 1);  // the fewest blocks the cache keeps
     time(cold, "cold", 1);
-    search_tables(2);
+    search_tables(11);
     return wrong == 0 ? 0 : 1;
 }
 
