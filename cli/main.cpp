@@ -117,6 +117,14 @@ void add_convert_command(CLI::App& app) {
     cmd->add_option("--dtw-compression", options->options.dtw_compression_level,
                     "zstd level of the .dtw blocks (default 9, as dtb build)")
         ->check(CLI::Range(1, 22));
+    auto* compact = cmd->add_flag_callback(
+        "--compact-wld", [options] { options->options.wld_version = 4; },
+        "write every .wld compact (format 4): the positions a one-ply search answers left out, smaller and slower "
+        "to probe there (docs/probing.md); a build cannot read it back");
+    cmd->add_flag_callback(
+           "--full-wld", [options] { options->options.wld_version = 3; },
+           "write every .wld full again (format 3), from compact ones too")
+        ->excludes(compact);
     cmd->callback([options] { run_convert(*options); });
 }
 

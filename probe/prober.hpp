@@ -19,6 +19,7 @@
 #include "draughts/notation.hpp"
 #include "probe/errors.hpp"
 #include "probe/index.hpp"
+#include "probe/left_out.hpp"
 #include "probe/rule_count.hpp"
 #include "probe/table_set.hpp"
 #include "probe/value.hpp"
@@ -235,10 +236,20 @@ private:
     // stored_wdl() of p, q = white_to_move(p), its table position g given
     // where the caller has it. In placement order, a position of M' (q
     // mirrored) is M with Black to move: p itself where Black is to move in
-    // it, else q ranked as turned round.
+    // it, else q ranked as turned round. A compact .wld (version 4) leaves
+    // out the positions a one-ply search answers (probe/left_out.hpp): p is
+    // searched if it is one, its moves leading to stored or capture
+    // positions only.
     Wdl stored_wdl_of(const Position& p, const Position& q, TableSet::Found found,
                       std::optional<std::uint64_t> g) const {
-        if (tables_.has(found.slot, TableKind::wld) && tables_.file(found.slot, TableKind::wld).header().paired()) {
+        const TableHeader* wld = tables_.has(found.slot, TableKind::wld) ? &tables_.file(found.slot, TableKind::wld).header() : nullptr;
+        if (wld && wld->compact() && other_side_captures<V>(p)) {
+            draughts::MoveList<N> moves;
+            draughts::generate_moves<V>(p, moves);
+            if (no_threatened_child<V>(p, moves))
+                return best_wdl_over_moves(p, moves, [&](const Position& child) { return wdl_of(child); });
+        }
+        if (wld && wld->paired()) {
             const auto& own = indexes_[found.slot]->first;
             if (!found.mirrored) return tables_.stored_wdl(found.slot, 2 * own.rank(q));
             const bool black = p.side_to_move == draughts::Color::black;

@@ -137,8 +137,9 @@ DecodedTable decode_table(std::span<const std::byte> file, const std::filesystem
         fail(version > format_version ? TableErrorKind::unsupported : TableErrorKind::corrupted,
              "format version " + std::to_string(version) + ", this reader reads versions 1 to " +
                  std::to_string(format_version) + (version > format_version ? ": update dtb" : ""));
-    if (version == 3 && h.kind != TableKind::wld)
-        fail(TableErrorKind::corrupted, "format version 3 is a .wld's, not a ." + std::string(extension(h.kind)) + "'s");
+    if (version >= 3 && h.kind != TableKind::wld)
+        fail(TableErrorKind::corrupted, "format version " + std::to_string(version) + " is a .wld's, not a ." +
+                                            std::string(extension(h.kind)) + "'s");
     h.version = version;
     h.header_size = load_u32(p + 12);
     const std::uint32_t provenance_size = load_u32(p + 64);

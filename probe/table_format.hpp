@@ -1,4 +1,4 @@
-// The table file format, versions 1 and 2 (docs/format.md): the header's fields, how
+// The table file format, versions 1 to 4 (docs/format.md): the header's fields, how
 // they are written and read, and the typed errors a reader reports. The writer
 // (builder/) and the reader (table_file.hpp) share this one definition.
 #pragma once
@@ -29,9 +29,11 @@ std::string table_file_name(const Material& m, TableKind kind);
 
 // The newest version this reader reads (docs/format.md, "Versions"): 2,
 // a .dtw or .rul of one side to move with draws left to the .wld; 3, a
-// .wld with a placement's two sides to move side by side. A reader reads
-// every version of each kind (1 and 3 of a .wld, 1 and 2 of the others).
-inline constexpr std::uint32_t format_version = 3;
+// .wld with a placement's two sides to move side by side; 4, a compact
+// .wld, version 3 with the positions a one-ply search answers left out. A
+// reader reads every version of each kind (1, 3 and 4 of a .wld, 1 and 2
+// of the others).
+inline constexpr std::uint32_t format_version = 4;
 inline constexpr std::uint32_t index_scheme = 1;
 inline constexpr std::size_t fixed_header_bytes = 68;  // up to and with provenance_size
 inline constexpr std::size_t rule_record_bytes = 24;   // a .rul file's rules, before its provenance
@@ -61,7 +63,7 @@ enum class StoredHalf : std::uint8_t { both = 0, first = 1, second = 2 };
 struct TableHeader {
     TableKind kind = TableKind::wld;
     // 2: `stored` may be one half, and draws are fillers (.dtw, .rul); 3: a
-    // .wld in placement order (paired()).
+    // .wld in placement order (paired()); 4: a compact .wld (compact()).
     std::uint32_t version = 1;
     std::string variant;
     int board_size = 0;
@@ -97,6 +99,9 @@ struct TableHeader {
     // (s = 0) or Black (s = 1); otherwise file position and table position
     // g are the same.
     bool paired() const noexcept { return version >= 3 && kind == TableKind::wld && sides == 2; }
+    // Whether a .wld leaves out the positions a one-ply search answers
+    // (left_out(), probe/left_out.hpp): version 4, laid out as version 3.
+    bool compact() const noexcept { return version >= 4 && kind == TableKind::wld; }
     // Where the provenance starts: after the fixed header, and a .rul's rules.
     std::size_t provenance_offset() const noexcept {
         return fixed_header_bytes + (kind == TableKind::rul ? rule_record_bytes : 0);

@@ -5,6 +5,7 @@
 #include "draughts/variant.hpp"
 #include "probe/errors.hpp"
 #include "probe/index.hpp"
+#include "probe/left_out.hpp"
 
 namespace dtb {
 
@@ -23,7 +24,20 @@ PairedOrder paired_order_of(const TableHeader& h) {
     });
 }
 
+std::function<bool(std::uint64_t g)> left_out_of(const TableHeader& h) {
+    return draughts::with_variant_or_test_board(h.variant, [&]<class V>() -> std::function<bool(std::uint64_t)> {
+        constexpr int N = V::board_size;
+        const Index<N> own(h.material), mirror(h.material.mirrored());
+        return [own, mirror](std::uint64_t g) { return left_out<V>(table_position(own, mirror, g)); };
+    });
+}
+
 WldReader::WldReader(const TableFile& wld) : wld_(wld), slots_(slots) {
+    if (wld.header().compact())
+        throw TableError(TableErrorKind::unsupported, wld.path(),
+                         "a compact .wld (format version 4) leaves out positions that only a probe's search "
+                         "answers, and dtb reads a table back from a full one: turn the set's compact tables back "
+                         "with dtb convert --full-wld, then build");
     if (wld.header().paired()) file_position_ = paired_order_of(wld.header()).position;
 }
 

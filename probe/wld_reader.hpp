@@ -1,7 +1,9 @@
 // A .wld read by table position g (docs/format.md, "Positions"), whatever
 // the order of its file (TableHeader::paired()), for readers that walk a
 // table in its own order and are not compiled for one board: the builder's
-// read back of a .dtw and the .rul writer, which take the .wld's draws.
+// read back of a .dtw and the .rul writer, which take the .wld's draws. A
+// compact .wld (version 4) is refused: the positions it leaves out are
+// found by a search into other tables, which only a Prober makes.
 // Blocks are kept decompressed in a small cache of 64 slots, one for each
 // block number modulo 64: the second half of a paired .wld is read in
 // another order than it is stored, and a block of the table's positions
@@ -29,8 +31,14 @@ struct PairedOrder {
 };
 PairedOrder paired_order_of(const TableHeader& h);
 
+// Whether table position g of the material and board of `h` is one a
+// compact .wld leaves out (probe/left_out.hpp), for the writer, which is
+// not compiled for one board.
+std::function<bool(std::uint64_t g)> left_out_of(const TableHeader& h);
+
 class WldReader {
 public:
+    // Throws TableError (unsupported) for a compact .wld.
     explicit WldReader(const TableFile& wld);
 
     // The result stored for table position g. Throws TableError (corrupted)

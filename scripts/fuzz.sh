@@ -18,9 +18,10 @@ fi
 cmake --build "$fuzz" --parallel "$(nproc)" --target table_fuzz synthetic_tool
 
 # Seeds: every table of KMvK and what it leads to, in format version 1
-# (synthetic values, both sides to move) and 2 (the true values: .dtw and
-# .rul of one side to move), each with a first byte of 0 (fuzz as is) and 1
-# (checksums recomputed after mutation).
+# (synthetic values, both sides to move), 2 (the true values: .dtw and .rul
+# of one side to move, .wld of version 3) and 4 (the same with a compact
+# .wld), each with a first byte of 0 (fuzz as is) and 1 (checksums
+# recomputed after mutation).
 seeds="$fuzz/fuzz-seeds"
 corpus="$fuzz/fuzz-corpus"
 if [[ ! -d "$seeds" ]]; then
@@ -28,8 +29,9 @@ if [[ ! -d "$seeds" ]]; then
   "$fuzz/tests/synthetic_tool" rul brazilian "$fuzz/fuzz-tables-1" KMvK 1
   "$fuzz/tests/synthetic_tool" true brazilian "$fuzz/fuzz-tables-2" 2 KMvK
   "$fuzz/tests/synthetic_tool" rul brazilian "$fuzz/fuzz-tables-2" KMvK 2
+  "$fuzz/tests/synthetic_tool" true brazilian "$fuzz/fuzz-tables-4" 4 KMvK
   mkdir -p "$seeds"
-  for version in 1 2; do
+  for version in 1 2 4; do
     for f in "$fuzz/fuzz-tables-$version"/brazilian/*; do
       for mode in 0 1; do
         { printf "\\x3$mode"; cat "$f"; } > "$seeds/$(basename "$f").v$version.$mode"

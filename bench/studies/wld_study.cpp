@@ -9,8 +9,23 @@
 //     in the low bits), blocks of 2^s positions (2^(s-1) placements), each
 //     side's capture positions filled with that side's value before;
 //
+//   - "up-fill b" and "up-fill k": apart, but a capture position filled with
+//     the value one row up (the position `stride` before it in the frame:
+//     b, the black kings' placements, the white kings one step back; k, the
+//     king placements, the men configuration before), else the one before;
+//   - "xor b" and "xor k": the same fill, then each value XORed with the
+//     one a row up (in the frame; the first row as it is): a value as
+//     likely as the row above's becomes a 0, which zstd codes in fewer bytes
+//     than LZ matches broken by a few differences;
+//
+//   - "compact": "pairs" (for a material equal to its mirror, "apart") with
+//     the positions a one-ply search answers left to the coder (filled as a
+//     capture position is): the side to move has no capture, the side not
+//     to move has one, and no move leads to such a position again
+//     (probe/left_out.hpp, what a .wld of version 4 leaves out);
+//
 // for s = 16, 17, 18 and zstd levels 12 and 19. The materials equal to their
-// mirror stay "apart" in every row.
+// mirror stay "apart" in every row ("pairs" is "apart" there).
 //
 //     wld_study VARIANT DIR [STRIDE [LEVELS [SHIFTS]]]
 //
@@ -32,6 +47,7 @@
 #include "draughts/movegen.hpp"
 #include "draughts/variant.hpp"
 #include "probe/index.hpp"
+#include "probe/left_out.hpp"
 #include "probe/table_file.hpp"
 #include "probe/value.hpp"
 #include "probe/zstd_frame.hpp"
@@ -83,6 +99,47 @@ void code(const std::vector<std::uint8_t>& values, int per_byte, std::uint64_t f
     }
 }
 
+// The values not kept replaced by the kept one before (the first kept for
+// those before it), as the writer fills a capture position.
+void fill(std::vector<std::uint8_t>& values, const std::vector<bool>& kept) {
+    std::size_t k = 0;
+    while (k < values.size() && !kept[k]) ++k;
+    std::uint8_t prev = k < values.size() ? values[k] : 0;
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = kept[i] ? (prev = values[i]) : prev;
+}
+
+// One side's values of a span (code 0 draw, 1 win, 2 loss) with the
+// positions its side to move has a capture in marked, coded apart and with
+// the filters above in frames of 2^shift values: bytes and times to `u`.
+void code_side(const std::vector<std::uint8_t>& values, const std::vector<bool>& care, std::uint64_t b_stride,
+               std::uint64_t k_stride, std::map<std::string, double>& u) {
+    const std::uint64_t n = values.size();
+    std::vector<std::uint8_t> before(n);
+    {
+        std::size_t k = 0;
+        while (k < n && !care[k]) ++k;
+        std::uint8_t prev = k < n ? values[k] : 0;
+        for (std::size_t i = 0; i < n; ++i) before[i] = care[i] ? (prev = values[i]) : prev;
+    }
+    for (int shift : shifts) {
+        const std::string sh = " 2^" + std::to_string(shift);
+        const std::uint64_t frame = std::uint64_t{1} << shift;
+        code(before, 4, frame, "apart" + sh, u);
+        for (const auto& [name, stride] : {std::pair{"b", b_stride}, std::pair{"k", k_stride}}) {
+            std::vector<std::uint8_t> up(n), x(n);
+            for (std::uint64_t i = 0; i < n; ++i) {
+                const std::uint64_t at = i % frame;
+                if (care[i]) up[i] = values[i];
+                else if (at >= stride) up[i] = up[i - stride];
+                else up[i] = at > 0 ? up[i - 1] : before[i];
+                x[i] = at >= stride ? static_cast<std::uint8_t>(up[i] ^ up[i - stride]) : up[i];
+            }
+            code(up, 4, frame, std::string("up-fill ") + name + sh, u);
+            code(x, 4, frame, std::string("xor ") + name + sh, u);
+        }
+    }
+}
+
 template <class V>
 void run(const std::filesystem::path& dir, std::uint64_t stride, Sums& totals) {
     constexpr int N = V::board_size;
@@ -103,23 +160,56 @@ void run(const std::filesystem::path& dir, std::uint64_t stride, Sums& totals) {
             const std::uint64_t first = (s * stride) << span_shift;
             const std::uint64_t n = std::min<std::uint64_t>(std::uint64_t{1} << span_shift, pps - first);
             std::map<std::string, double> u;
+            const std::uint64_t b_stride = std::max<std::uint64_t>(
+                                    1, combination::binomial(draughts::Geometry<N>::squares - m.white_men - m.black_men -
+                                                                 m.white_kings,
+                                                             m.black_kings)),
+                                k_stride = own.king_placements();
             if (m == m.mirrored()) {
                 const std::vector<std::uint8_t> w(wdl.begin() + first, wdl.begin() + first + n);
-                for (int shift : shifts)
-                    for (const char* name : {"apart", "pairs"})
-                        code(w, 4, std::uint64_t{1} << shift, std::string(name) + " 2^" + std::to_string(shift), u);
+                std::vector<bool> care(n);
+                std::vector<std::uint8_t> compact(w);
+                std::vector<bool> kept(n);
+                for (std::uint64_t i = 0; i < n; ++i) {
+                    const draughts::Position<N> p = own.unrank(first + i);
+                    care[i] = !draughts::has_capture<V>(p);
+                    const bool out = care[i] && left_out<V>(p);
+                    kept[i] = care[i] && !out;
+                    u["threatened"] += care[i] && threatened<V>(p);
+                    u["left out"] += out;
+                }
+                fill(compact, kept);
+                for (int shift : shifts) {
+                    code(w, 4, std::uint64_t{1} << shift, "pairs 2^" + std::to_string(shift), u);
+                    code(compact, 4, std::uint64_t{1} << shift, "compact 2^" + std::to_string(shift), u);
+                }
+                code_side(w, care, b_stride, k_stride, u);
                 u["positions"] += n;
             } else {
                 std::vector<std::uint8_t> w(n), b(n);
-                std::vector<bool> wcare(n), bcare(n);
+                std::vector<bool> wcare(n), bcare(n), wkept(n), bkept(n);
                 for (std::uint64_t i = 0; i < n; ++i) {
                     draughts::Position<N> p = own.unrank(first + i);
                     w[i] = wdl[first + i];
                     wcare[i] = !draughts::has_capture<V>(p);
-                    const draughts::Position<N> q = p.flipped();
+                    // The same placement with Black to move, turned round
+                    // (flipped() keeps the mover: White to move after it).
+                    draughts::Position<N> q = p.flipped();
+                    q.side_to_move = draughts::Color::white;
                     b[i] = wdl[pps + mirror.rank(q)];
                     bcare[i] = !draughts::has_capture<V>(q);
+                    // Threatened: this side has no capture, the other one has.
+                    u["threatened"] += (wcare[i] && !bcare[i]) + (bcare[i] && !wcare[i]);
+                    const bool wout = wcare[i] && !bcare[i] && left_out<V>(p);
+                    const bool bout = bcare[i] && !wcare[i] && left_out<V>(q);
+                    u["left out"] += wout + bout;
+                    wkept[i] = wcare[i] && !wout;
+                    bkept[i] = bcare[i] && !bout;
                 }
+                std::vector<std::uint8_t> wc(w), bc(b), compact(n);
+                fill(wc, wkept);
+                fill(bc, bkept);
+                for (std::uint64_t i = 0; i < n; ++i) compact[i] = static_cast<std::uint8_t>(wc[i] | bc[i] << 2);
                 for (auto* side : {&w, &b}) {
                     const auto& care = side == &w ? wcare : bcare;
                     std::size_t k = 0;
@@ -130,19 +220,20 @@ void run(const std::filesystem::path& dir, std::uint64_t stride, Sums& totals) {
                 std::vector<std::uint8_t> pairs(n);
                 for (std::uint64_t i = 0; i < n; ++i) pairs[i] = static_cast<std::uint8_t>(w[i] | b[i] << 2);
                 for (int shift : shifts) {
-                    const std::string sh = " 2^" + std::to_string(shift);
-                    code(w, 4, std::uint64_t{1} << shift, "apart" + sh, u);
-                    code(b, 4, std::uint64_t{1} << shift, "apart" + sh, u);
-                    code(pairs, 2, std::uint64_t{1} << (shift - 1), "pairs" + sh, u);
+                    code(pairs, 2, std::uint64_t{1} << (shift - 1), "pairs 2^" + std::to_string(shift), u);
+                    code(compact, 2, std::uint64_t{1} << (shift - 1), "compact 2^" + std::to_string(shift), u);
                 }
+                code_side(w, wcare, b_stride, k_stride, u);
+                code_side(b, bcare, b_stride, k_stride, u);
                 u["positions"] += 2.0 * n;
             }
             std::lock_guard l(tm);
             for (auto& [k, v] : u) t[k] += v;
         });
-        std::fprintf(stderr, "%-10s %s %8.2f today, %8.2f pairs 2^16 z12\n", m.name().c_str(),
-                     m == m.mirrored() ? "sym" : "   ", t["file positions"] / t["file bytes"],
-                     t["positions"] / t["pairs 2^16 z12"]);
+        std::fprintf(stderr, "%-10s %s %8.2f today, %8.2f pairs 2^16 z12, %8.2f compact; %.1f%% threatened, %.1f%% left out\n",
+                     m.name().c_str(), m == m.mirrored() ? "sym" : "   ", t["file positions"] / t["file bytes"],
+                     t["positions"] / t["pairs 2^16 z12"], t["positions"] / t["compact 2^16 z12"],
+                     100 * t["threatened"] / t["positions"], 100 * t["left out"] / t["positions"]);
         // The sample's bytes of each coding scaled to the set: the file's bytes
         // times the coding's bytes over today's coding's on the same sample.
         const double base = t["apart 2^" + std::to_string(shifts[0]) + " z" + std::to_string(levels[0])];
@@ -188,7 +279,10 @@ int main(int argc, char** argv) {
             if (k.rfind(g, 0) != 0 || k.find("frames") != std::string::npos || k.find("file") != std::string::npos ||
                 k == g + "positions")
                 continue;
-            if (k.find("compress s") != std::string::npos) {
+            if (k == g + "threatened" || k == g + "left out") {
+                std::printf("  %-36s %10.1f%% of the positions sampled\n", k.c_str() + g.size(),
+                            100 * v / b[g + "positions"]);
+            } else if (k.find("compress s") != std::string::npos) {
                 std::printf("  %-36s %10.1f s, sample\n", k.c_str() + g.size(), v);
             } else if (k.find("decompress") != std::string::npos) {
                 const std::string frames = k.substr(0, k.find(" decompress")) + " frames";

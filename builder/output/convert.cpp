@@ -13,7 +13,9 @@
 #include "draughts/variant.hpp"
 #include "probe/errors.hpp"
 #include "probe/index.hpp"
+#include "probe/prober.hpp"
 #include "probe/table_file.hpp"
+#include "probe/wld_reader.hpp"
 #include "probe/value.hpp"
 
 namespace dtb {
@@ -56,6 +58,32 @@ ValueSource values_of(const TableFile& file) {
     };
 }
 
+// The results of a .wld of version 3 or 4 (placement order) as the writer
+// takes them, read by table position g: through a WldReader in version 3,
+// through `prober` in version 4, whose search finds the positions the
+// file leaves out. Capture positions dont_care.
+template <class V>
+ValueSource paired_values_of(const TableFile& file, const Prober<V>& prober) {
+    constexpr int N = V::board_size;
+    const TableHeader& h = file.header();
+    const Index<N> own(h.material), mirror(h.material.mirrored());
+    return [&file, &prober, own, mirror](std::uint64_t first, std::span<std::uint32_t> out) {
+        std::optional<WldReader> reader;
+        if (!file.header().compact()) reader.emplace(file);
+        for (std::size_t i = 0; i < out.size(); ++i) {
+            const std::uint64_t g = first + i;
+            const draughts::Position<N> p = table_position(own, mirror, g);
+            if (draughts::has_capture<V>(p)) {
+                out[i] = dont_care;
+                continue;
+            }
+            const Wdl wdl = reader ? reader->wdl(g) : prober.wdl(p);
+            // A result as a code of that result (value.hpp: even a win, odd a loss).
+            out[i] = wdl == Wdl::win ? 2 : wdl == Wdl::loss ? 1 : 0;
+        }
+    };
+}
+
 // The table spec that writes `h`'s table again in the current format.
 TableSpec spec_of(const TableHeader& h, const ConvertOptions& o) {
     TableSpec spec = table_spec_of(h);
@@ -87,6 +115,7 @@ ConvertReport run_convert(const ConvertOptions& o, const std::function<void(cons
                              std::string(" to convert (dtb build writes them)"));
     const std::filesystem::path manifest_file = directory / Manifest::file_name;
     Manifest manifest = Manifest::load(manifest_file, std::string(V::name));
+    const Prober<V> prober(o.dir);  // a compact .wld's positions left out
     ConvertReport report;
     for (const std::filesystem::path& path : files) {
         const TableKind kind = path.extension() == ".dtw" ? TableKind::dtw
@@ -98,8 +127,9 @@ ConvertReport run_convert(const ConvertOptions& o, const std::function<void(cons
         ConvertedFile done{path, false, std::filesystem::file_size(path), 0};
         std::optional<TableFile> old(TableFile::open(path, {std::string_view(V::name), m, kind}));
         done.version_before = done.version_after = old->header().version;
-        const std::uint32_t current = kind == TableKind::wld ? TableSpec{}.wld_version : 2;
-        if (old->header().version >= current) {
+        const std::uint32_t version = old->header().version;
+        const std::uint32_t current = kind != TableKind::wld ? 2 : o.wld_version.value_or(TableSpec{}.wld_version);
+        if (kind == TableKind::wld ? version == current || (!o.wld_version && version > current) : version >= current) {
             done.bytes_after = done.bytes_before;
             ++report.current;
             each(done);
@@ -110,7 +140,7 @@ ConvertReport run_convert(const ConvertOptions& o, const std::function<void(cons
         WrittenTable written;
         if (kind == TableKind::wld) {
             spec.wld_version = current;
-            written = write_wld_table(directory, spec, values_of<V>(*old));
+            written = write_wld_table(directory, spec, version == 1 ? values_of<V>(*old) : paired_values_of<V>(*old, prober));
         } else {
             // Format 2 leaves the draws to the .wld, which must be there and whole.
             const std::filesystem::path wld = directory / table_file_name(m, TableKind::wld);

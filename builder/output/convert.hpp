@@ -3,7 +3,10 @@
 // `.dtw` or `.rul` of version 1 becomes one of version 2 (one side to move
 // where the table allows it, the .wld's draws left to it) holding the same
 // values; a `.wld` of version 1 becomes one of the version dtb build
-// writes (TableSpec::wld_version), if that is another. Each file is
+// writes (TableSpec::wld_version), if that is another, or the one asked
+// for: 4, compact (the positions a probe's one-ply search answers left
+// out, docs/probing.md), from 1 or 3; 3, full again, from 1 or 4 (the
+// positions left out found by that search). Each file is
 // written under a temporary name and renamed into place, and the manifest's
 // entry (its size and checksum) rewritten at once, so an interrupted
 // conversion leaves every table whole, converted or not, and runs on.
@@ -12,6 +15,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace dtb {
@@ -22,6 +26,10 @@ struct ConvertOptions {
     int wld_compression_level = 12;  // the defaults of dtb build's writer
     int dtw_compression_level = 9;
     int rul_compression_level = 9;
+    // The .wld's version asked for: 3 or 4 (every .wld of another version
+    // rewritten in it); none, dtb build's (a .wld of version 1 rewritten,
+    // compact ones left so).
+    std::optional<std::uint32_t> wld_version;
 };
 
 // One file: converted, or already of the current format.

@@ -338,9 +338,9 @@ TableSpec table_spec_of(const TableHeader& h) {
 
 namespace {
 
-// The .wld's version a spec asks for: 1 or 3.
+// The .wld's version a spec asks for: 1, 3 or 4.
 std::uint32_t wld_version_of(const TableSpec& spec) {
-    if (spec.wld_version != 1 && spec.wld_version != 3)
+    if (spec.wld_version != 1 && spec.wld_version != 3 && spec.wld_version != 4)
         throw std::logic_error("a .wld of format version " + std::to_string(spec.wld_version) + " is not written");
     return spec.wld_version;
 }
@@ -388,6 +388,9 @@ std::vector<CompressedBlock> compress_blocks(const TableHeader& header, const Ta
                                              bool with_wld = true, PairedWld* paired = nullptr, bool with_dtw = true) {
     const int dtw_bits = dtw_bits_for(max_code);
     const std::vector<StoredHalf> halves = one_sided_candidates(header, spec.dtw_version);
+    // A compact .wld's positions that a probe's search answers (version 4).
+    const std::function<bool(std::uint64_t)> left_out =
+        with_wld && spec.wld_version == 4 ? left_out_of(header) : nullptr;
     std::vector<CompressedBlock> blocks(count);
     work_profile::Step step(work_profile::Kind::compress, count);
     tbb::parallel_for(std::uint64_t{0}, count, [&](std::uint64_t i) {
@@ -409,6 +412,9 @@ std::vector<CompressedBlock> compress_blocks(const TableHeader& header, const Ta
             }
             out.dtw.emplace_back(zstd_compress(dtw_bytes(*part, dtw_bits, spec.dtw_version), spec.dtw_compression_level));
         }
+        if (left_out)
+            for (std::size_t k = 0; k < codes.size(); ++k)
+                if (codes[k] != dont_care && left_out(start + k)) codes[k] = dont_care;
         if (paired) paired->put(start, codes);
         if (!with_wld || paired) return;
         fill_dont_care(codes);

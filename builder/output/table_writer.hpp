@@ -54,7 +54,9 @@ struct TableSpec {
     std::uint32_t rul_version = 2;
     // The .wld's: 3, a placement's two sides to move side by side
     // (TableHeader::paired(); the same as 1 for a material equal to its
-    // mirror); 1, the table's order (tables for older readers).
+    // mirror); 4, the same compact, the positions a one-ply search answers
+    // left out (TableHeader::compact(), dtb convert --compact-wld); 1, the
+    // table's order (tables for older readers).
     std::uint32_t wld_version = 3;
 };
 

@@ -10,7 +10,8 @@
 //                                                  format version V (default 1; 2: the draws of the .wld in
 //                                                  DIR, one side to move)
 //   synthetic_tool true VARIANT DIR V MATERIAL...  the true tables (tests/probe/brute_force.hpp), .dtw of
-//                                                  format V (1 or 2) with a .wld of format 1 or 3, of the
+//                                                  format V (1 or 2) with a .wld of format 1 or 3, or with
+//                                                  V 4 a .dtw of format 2 and a compact .wld, of the
 //                                                  materials and all they lead to
 #include <cstdio>
 #include <fstream>
@@ -136,7 +137,9 @@ int run(const std::vector<std::string>& args) {
             std::vector<Material> targets;
             for (std::size_t i = 4; i < args.size(); ++i) targets.push_back(Material::parse(args[i]));
             const auto version = static_cast<std::uint32_t>(std::stoul(args.at(3)));
-            test::write_true_tables(test::BruteForce<V>(targets), targets, args.at(2), version, version == 1 ? 1 : 3);
+            // 1: every file of format 1; 2: .dtw of format 2, .wld of 3; 4: the same with a compact .wld.
+            test::write_true_tables(test::BruteForce<V>(targets), targets, args.at(2), version == 1 ? 1 : 2,
+                                    version == 1 ? 1 : version == 4 ? 4 : 3);
         } else if (command == "alter") {
             alter<V>(args.at(2), Material::parse(args.at(3)));
         } else if (command == "stats") {

@@ -17,7 +17,9 @@ namespace dtb {
 namespace {
 
 // `wld_version` 3: the .wld in placement order (docs/format.md, "Positions");
-// 1, in the table's order, as older builds wrote it.
+// 1, in the table's order, as older builds wrote it; 4, compact: the
+// positions a one-ply search answers left out (probe/left_out.hpp), of
+// which the targets must have some.
 template <class V>
 void check_true_tables(const std::vector<Material>& targets, std::uint32_t wld_version = 3) {
     constexpr int N = V::board_size;
@@ -29,9 +31,11 @@ void check_true_tables(const std::vector<Material>& targets, std::uint32_t wld_v
         for (const Material& c : build_order(targets)) {
             const TableHeader& h = prober.tables().file(prober.tables().find(c).slot, TableKind::wld).header();
             ASSERT_EQ(h.version, wld_version) << c.name();
-            ASSERT_EQ(h.paired(), wld_version == 3 && c != c.mirrored()) << c.name();
+            ASSERT_EQ(h.paired(), wld_version >= 3 && c != c.mirrored()) << c.name();
+            ASSERT_EQ(h.compact(), wld_version == 4) << c.name();
         }
     }
+    std::uint64_t left_out_positions = 0;
 
     const Prober<V> prober(dir.path());
     std::uint64_t positions = 0, lines = 0, plies = 0;
@@ -44,6 +48,8 @@ void check_true_tables(const std::vector<Material>& targets, std::uint32_t wld_v
                     const test::Score s = truth.score(p);
                     const Value v = prober.value(p);
                     ++positions;
+                    left_out_positions += left_out<V>(p);
+                    ASSERT_EQ(static_cast<int>(prober.wdl(p)), s.wdl) << draughts::to_fen(p);
                     ASSERT_EQ(static_cast<int>(v.wdl), s.wdl) << draughts::to_fen(p);
                     ASSERT_EQ(v.plies, s.plies) << draughts::to_fen(p);
                     const auto line = prober.best_line(p);
@@ -75,6 +81,9 @@ void check_true_tables(const std::vector<Material>& targets, std::uint32_t wld_v
         }
     }
     EXPECT_GT(lines, 0u);
+    if (wld_version == 4) {
+        EXPECT_GT(left_out_positions, 0u);
+    }
     std::printf("%s: %llu positions probed against the brute-force solver, %llu best lines followed (%llu plies, "
                 "longest %d)\n",
                 std::string(V::name).c_str(), static_cast<unsigned long long>(positions),
@@ -113,6 +122,16 @@ TEST(TrueTables, WldOfVersion1American) {
 TEST(TrueTables, WldOfVersion1International) {
     check_true_tables<draughts::International>({Material::parse("KMvK")}, 1);
 }
+// A compact .wld (version 4): every position left out is found by the
+// probe's search, flying kings (half of their positions threatened) and
+// short ones alike.
+TEST(TrueTables, CompactWldAmerican) {
+    check_true_tables<draughts::American>({Material::parse("KKvK"), Material::parse("KMvK")}, 4);
+}
+TEST(TrueTables, CompactWldBrazilian) {
+    check_true_tables<draughts::Brazilian>({Material::parse("KKvK"), Material::parse("KMvK")}, 4);
+}
+TEST(TrueTables, CompactWldInternational) { check_true_tables<draughts::International>({Material::parse("KMvK")}, 4); }
 TEST(TrueTables, BrazilianKings) { check_true_tables<draughts::Brazilian>({Material::parse("KKvK")}); }
 TEST(TrueTables, RussianManAgainstKing) { check_true_tables<draughts::Russian>({Material::parse("KMvK")}); }
 TEST(TrueTables, InternationalKingsAndAMan) {

@@ -98,15 +98,16 @@ TEST(TableThreads, EightThreadsAgreeWithOne) {
 
 // The same on tables of format 2 (docs/format.md, "Versions"): a .dtw of
 // one side to move, whose other side every probe finds by a search through
-// the shared cache. Each thread's values and best moves are those of the
-// brute force and of one thread with a cache that keeps everything.
-TEST(TableThreads, OneSidedTablesAgreeWithOne) {
+// the shared cache, and a .wld of `wld_version` (4: compact, its positions
+// left out searched too). Each thread's values and best moves are those of
+// the brute force and of one thread with a cache that keeps everything.
+void check_one_sided_tables(std::uint32_t wld_version) {
     using B = draughts::Brazilian;
     using P = draughts::Position<8>;
     const test::TemporaryDirectory dir("threads2");
     const std::vector<Material> targets = {Material::parse("KKvKM"), Material::parse("KMvKM")};
     const test::BruteForce<B> truth(targets);
-    test::write_true_tables(truth, targets, dir.path());
+    test::write_true_tables(truth, targets, dir.path(), 2, wld_version);
     std::mt19937_64 rng(2027);
     std::vector<P> positions;
     for (int i = 0; i < 3000; ++i) {
@@ -143,6 +144,9 @@ TEST(TableThreads, OneSidedTablesAgreeWithOne) {
     EXPECT_EQ(disagreements.load(), 0u);
     EXPECT_GT(shared.tables().cache().stats().misses, positions.size());  // blocks came and went
 }
+
+TEST(TableThreads, OneSidedTablesAgreeWithOne) { check_one_sided_tables(3); }
+TEST(TableThreads, CompactWldAgreesWithOne) { check_one_sided_tables(4); }
 
 }  // namespace
 }  // namespace dtb
