@@ -127,9 +127,13 @@ ConvertReport run_convert(const ConvertOptions& o, const std::function<void(cons
         ConvertedFile done{path, false, std::filesystem::file_size(path), 0};
         std::optional<TableFile> old(TableFile::open(path, {std::string_view(V::name), m, kind}));
         done.version_before = done.version_after = old->header().version;
+        // The version to write, and whether the file has it already: a .dtw
+        // or .rul of 2; a .wld of the one asked for, else of dtb build's or
+        // newer (a compact one stays compact unless --full-wld asks).
         const std::uint32_t version = old->header().version;
         const std::uint32_t current = kind != TableKind::wld ? 2 : o.wld_version.value_or(TableSpec{}.wld_version);
-        if (kind == TableKind::wld ? version == current || (!o.wld_version && version > current) : version >= current) {
+        const bool kept = kind == TableKind::wld && o.wld_version ? version == current : version >= current;
+        if (kept) {
             done.bytes_after = done.bytes_before;
             ++report.current;
             each(done);
