@@ -283,32 +283,57 @@ private:
     }
 
     // Whether `child`'s value, for the side that moved into it, is `target`,
-    // its result already known to be target's. Where child's side to move
-    // is not stored, its moves are searched as searched() does, but the
-    // search stops at the first move that beats what target asks of child.
+    // its result already known to be target's and target the value of the
+    // position before the move (so no child wins or holds out longer than
+    // target says). Asked as a bound, which a search stops at as soon as it
+    // settles: a win in d keeps where the child loses within d - 1 plies, a
+    // loss in d where the child does not win within d - 2.
     bool keeps(const Position& child, Value target) const {
         if (target.wdl == Wdl::draw) return true;
-        if (child.pieces(child.side_to_move) != 0 && !draughts::has_capture<V>(child)) {
-            const Location at = locate(child);
-            const TableHeader& h = tables_.file(at.slot, TableKind::dtw).header();
-            if (h.draws_left_out() && !h.stores(at.g)) {
-                const Value wanted = target.wdl == Wdl::win ? Value::loss(target.plies - 1)
-                                                            : Value::win(target.plies - 1);
-                draughts::MoveList<N> moves;
-                draughts::generate_moves<V>(child, moves);
-                bool equal = moves.empty() && wanted == Value::loss(0);
-                for (const Move& m : moves) {
-                    Position next = child;
-                    draughts::make_move(next, m);
-                    if (before_move(wdl_of(next)) != wanted.wdl) continue;
-                    const Value v = before_move(value_of(next));
-                    if (preferred(v, wanted)) return false;
-                    equal = equal || v == wanted;
-                }
-                return equal;
-            }
+        if (target.wdl == Wdl::win) return loses_within(child, target.plies - 1);
+        return !wins_within(child, target.plies - 2);
+    }
+
+    // Whether p's side to move wins, or loses, within `plies` plies: read
+    // where a table stores p's value, else searched over p's moves no
+    // deeper than the bound (a win needs one move whose child loses within
+    // one ply less, a loss that every move's child wins within one less).
+    bool wins_within(const Position& p, int plies) const {
+        if (plies < 1 || p.pieces(p.side_to_move) == 0) return false;
+        if (!draughts::has_capture<V>(p)) {
+            const Read read = read_of(p);
+            if (read.wdl != Wdl::win) return false;
+            if (read.value) return read.value->plies <= plies;
         }
-        return before_move(value_of(child)) == target;
+        draughts::MoveList<N> moves;
+        draughts::generate_moves<V>(p, moves);
+        for (const Move& m : moves) {
+            Position child = p;
+            draughts::make_move(child, m);
+            if (loses_within(child, plies - 1)) return true;
+        }
+        return false;
+    }
+
+    bool loses_within(const Position& p, int plies) const {
+        if (plies < 0) return false;
+        if (p.pieces(p.side_to_move) == 0) return true;
+        // Within 0 or 1 ply only a position without a move is lost: its
+        // moves tell, with no read.
+        if (plies >= 2 && !draughts::has_capture<V>(p)) {
+            const Read read = read_of(p);
+            if (read.wdl != Wdl::loss) return false;
+            if (read.value) return read.value->plies <= plies;
+        }
+        draughts::MoveList<N> moves;
+        draughts::generate_moves<V>(p, moves);
+        if (plies < 2) return moves.empty();
+        for (const Move& m : moves) {
+            Position child = p;
+            draughts::make_move(child, m);
+            if (!wins_within(child, plies - 1)) return false;
+        }
+        return true;
     }
 
     [[noreturn]] void inconsistent(const Position& p, Value expected, Value found) const {
@@ -334,22 +359,36 @@ private:
             draughts::generate_moves<V>(p, moves);
             return best_over_moves(p, moves, [&](const Position& child) { return value_of(child); });
         }
+        const Read read = read_of(p);
+        return read.value ? *read.value : searched(p, read.wdl);
+    }
+
+    // What the tables hold of p (no capture, its side to move with pieces):
+    // its result, and its value where a .dtw stores it or it is a draw.
+    // Version 2 (docs/format.md): draws are the .wld's, and the side to
+    // move not stored is found from its moves into the side stored.
+    struct Read {
+        Wdl wdl;
+        std::optional<Value> value;
+    };
+    Read read_of(const Position& p) const {
         const Position q = white_to_move(p);
         const TableSet::Found found = found_for(q);
         const Location at{found.slot, g_of(found, q)};
         const TableHeader& h = tables_.file(at.slot, TableKind::dtw).header();
-        if (!h.draws_left_out()) return value_of_dtw_code(tables_.stored_dtw_code(at.slot, at.g));
-        // Version 2 (docs/format.md): draws are the .wld's, and the side to
-        // move not stored is found from its moves into the side stored.
+        if (!h.draws_left_out()) {
+            const Value v = value_of_dtw_code(tables_.stored_dtw_code(at.slot, at.g));
+            return {v.wdl, v};
+        }
         const Wdl wdl = stored_wdl_of(p, q, found, at.g);
-        if (wdl == Wdl::draw) return Value::draw();
-        if (!h.stores(at.g)) return searched(p, wdl);
+        if (wdl == Wdl::draw) return {wdl, Value::draw()};
+        if (!h.stores(at.g)) return {wdl, std::nullopt};
         const Value v = value_of_dtw_code(tables_.stored_dtw_code(at.slot, at.g));
         if (v.wdl != wdl)
             throw TableError(TableErrorKind::corrupted, tables_.path_of(tables_.materials()[at.slot], TableKind::dtw),
                              "position " + std::to_string(at.g) + " holds " + to_string(v) + " where the .wld holds a " +
                                  (wdl == Wdl::win ? "win" : "loss"));
-        return v;
+        return {wdl, v};
     }
 
     // The value of p, without a capture and won or lost (`wdl`, its .wld's),

@@ -1,7 +1,7 @@
 // Tables with the true values of small materials, from the brute-force solver
 // written in the tests (brute_force.hpp), written by the builder's writer and
-// probed: every position's value, and the best line from every won or lost
-// position, which must end the game in exactly the distance probed.
+// probed: every position's value and best move, and the best line from every
+// won or lost position, which must end the game in exactly the distance probed.
 #include <optional>
 #include <utility>
 
@@ -15,6 +15,24 @@
 
 namespace dtb {
 namespace {
+
+// The best move by the brute force: the first in generation order of the
+// best score after it; none without a move.
+template <class V>
+std::optional<draughts::Move<V::board_size>> true_best_move(const test::BruteForce<V>& truth,
+                                                            const draughts::Position<V::board_size>& p) {
+    draughts::MoveList<V::board_size> moves;
+    draughts::generate_moves<V>(p, moves);
+    std::optional<std::pair<int, test::Score>> best;
+    for (int k = 0; k < moves.size(); ++k) {
+        auto child = p;
+        draughts::make_move(child, moves[k]);
+        const test::Score s = truth.score(child).for_mover();
+        if (!best || s.rank() > best->second.rank()) best = {k, s};
+    }
+    if (!best) return std::nullopt;
+    return moves[best->first];
+}
 
 // `wld_version` 3: the .wld in placement order (docs/format.md, "Positions");
 // 1, in the table's order, as older builds wrote it; 4, compact: the
@@ -52,6 +70,13 @@ void check_true_tables(const std::vector<Material>& targets, std::uint32_t wld_v
                     ASSERT_EQ(static_cast<int>(prober.wdl(p)), s.wdl) << draughts::to_fen(p);
                     ASSERT_EQ(static_cast<int>(v.wdl), s.wdl) << draughts::to_fen(p);
                     ASSERT_EQ(v.plies, s.plies) << draughts::to_fen(p);
+                    const auto best = prober.best_move(p);
+                    const auto expected = true_best_move(truth, p);
+                    ASSERT_EQ(best.has_value(), expected.has_value()) << draughts::to_fen(p);
+                    if (best) {
+                        ASSERT_EQ(best->move, *expected) << draughts::to_fen(p);
+                        ASSERT_EQ(best->value, v) << draughts::to_fen(p);
+                    }
                     const auto line = prober.best_line(p);
                     if (v.wdl == Wdl::draw) {
                         if (line.empty()) continue;
@@ -176,21 +201,11 @@ TEST(TrueTables, OneSidedDtwAgainstVersion1) {
                 for (const auto& p : {index.unrank(i), index.unrank(i).flipped()}) {
                     ASSERT_EQ(after.value(p), before.value(p)) << draughts::to_fen(p);
                     ASSERT_EQ(after.from_moves(p), before.value(p)) << draughts::to_fen(p);
-                    // The best move: the first in generation order of the
-                    // best score after it, by the brute force.
-                    draughts::MoveList<N> moves;
-                    draughts::generate_moves<V>(p, moves);
-                    std::optional<std::pair<int, test::Score>> expected;
-                    for (int k = 0; k < moves.size(); ++k) {
-                        auto child = p;
-                        draughts::make_move(child, moves[k]);
-                        const test::Score s = truth.score(child).for_mover();
-                        if (!expected || s.rank() > expected->second.rank()) expected = {k, s};
-                    }
                     const auto best = after.best_move(p);
+                    const auto expected = true_best_move(truth, p);
                     ASSERT_EQ(best.has_value(), expected.has_value()) << draughts::to_fen(p);
                     if (!best) continue;
-                    EXPECT_EQ(best->move, moves[expected->first]) << draughts::to_fen(p);
+                    EXPECT_EQ(best->move, *expected) << draughts::to_fen(p);
                     EXPECT_EQ(best->value, before.value(p)) << draughts::to_fen(p);
                 }
         }
