@@ -50,6 +50,9 @@ BuildPlan::BuildPlan(const BuildOptions& o, int board_size, const RuleTerms& rul
 
         // Whether m's file of `kind` holds the table the manifest lists
         // (`checksum`), a .rul one built under `rules`; if not, says why.
+        // The materials whose .wld is compact (format 4), which no build
+        // reads back (WldReader).
+        std::set<Material> compact;
         const auto holds = [&](const Material& m, TableKind kind, std::uint64_t checksum, const RuleRecord* rules) {
             try {
                 const TableFile file = TableFile::open(variant_dir_ / table_file_name(m, kind), {o.variant, m, kind});
@@ -58,6 +61,7 @@ BuildPlan::BuildPlan(const BuildOptions& o, int board_size, const RuleTerms& rul
                 if (rules && file.header().rules != *rules)
                     throw TableError(TableErrorKind::foreign, file.path(),
                                      "built under other rules or another road reading");
+                if (kind == TableKind::wld && file.header().compact()) compact.insert(m);
                 return true;
             } catch (const TableError& failure) {
                 notes_.push_back(fmt::format("{}: {}; building it again", m.name(), failure.what()));
@@ -121,6 +125,33 @@ BuildPlan::BuildPlan(const BuildOptions& o, int board_size, const RuleTerms& rul
             }
             for (PlannedMaterial& p : materials_)
                 if (p.build_rules) p.rules_wait_for = waits(p, [](const PlannedMaterial& q) { return q.build_rules; });
+        }
+        // The tables built before that this run reads back: the successors
+        // of what it builds and, through those built before, theirs; and the
+        // .wld of a material whose .rul alone it builds. A compact one is
+        // refused here, before anything is solved.
+        if (!compact.empty()) {
+            std::set<Material> read;
+            std::vector<Material> stack;
+            for (const PlannedMaterial& p : materials_) {
+                if (!p.build && p.build_rules) stack.push_back(p.material);
+                if (p.build || p.build_rules) stack.insert(stack.end(), p.successors.begin(), p.successors.end());
+            }
+            while (!stack.empty()) {
+                const Material s = stack.back();
+                stack.pop_back();
+                const PlannedMaterial& q = materials_[at.at(s)];
+                if (q.build || !read.insert(s).second) continue;
+                stack.insert(stack.end(), q.successors.begin(), q.successors.end());
+            }
+            for (const Material& m : read)
+                if (compact.contains(m))
+                    throw std::runtime_error(
+                        (variant_dir_ / table_file_name(m, TableKind::wld)).string() +
+                        " is a compact .wld (format version 4), which leaves out positions that only a probe's search "
+                        "answers, and this build reads " + m.name() +
+                        " back from its tables: turn the set's compact tables back with dtb convert --full-wld, then "
+                        "build (nothing was solved)");
         }
         // A killed build's checkpoints: kept for the tables this run builds
         // (they resume from them), the others' removed.

@@ -122,8 +122,8 @@ expect_in("${err}" "nowhere/brazilian")
 file(REMOVE_RECURSE ${conv} ${conv}-2)
 
 # A set dtb built, made compact: verify --full passes; a build that reads
-# its tables back refuses them, naming the fix, and builds once they are
-# full again.
+# its tables back refuses them before it solves anything, naming the table
+# and the fix, and builds once they are full again.
 set(built ${WORK}/compact-cli)
 file(REMOVE_RECURSE ${built})
 run(0 build --variant brazilian --pieces 3 --dir ${built} --threads 2)
@@ -133,6 +133,7 @@ run(0 verify --variant brazilian --dir ${built} --full)
 run(1 build --variant brazilian --material KKvKK --dir ${built} --threads 2)
 expect_in("${err}" "a compact .wld")
 expect_in("${err}" "dtb convert --full-wld")
+expect_in("${err}" "nothing was solved")
 run(0 convert --variant brazilian --dir ${built} --full-wld)
 run(0 build --variant brazilian --material KKvKK --dir ${built} --threads 2)
 run(0 verify --variant brazilian --dir ${built} --full)
