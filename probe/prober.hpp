@@ -284,10 +284,11 @@ private:
 
     // Whether `child`'s value, for the side that moved into it, is `target`,
     // its result already known to be target's and target the value of the
-    // position before the move (so no child wins or holds out longer than
-    // target says). Asked as a bound, which a search stops at as soon as it
-    // settles: a win in d keeps where the child loses within d - 1 plies, a
-    // loss in d where the child does not win within d - 2.
+    // position before the move (so no child of a win in d loses sooner than
+    // in d - 1 plies, and no child of a loss in d wins later). Asked as a
+    // bound, which a search stops at as soon as it settles: a win in d keeps
+    // where the child loses within d - 1 plies, a loss in d where the child
+    // does not win within d - 2.
     bool keeps(const Position& child, Value target) const {
         if (target.wdl == Wdl::draw) return true;
         if (target.wdl == Wdl::win) return loses_within(child, target.plies - 1);
