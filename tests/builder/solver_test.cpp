@@ -172,6 +172,17 @@ TEST(Solver, LetGoTablesAreReadAgain) {
     EXPECT_EQ(executor.store().counts().read_back.tables, before.read_back.tables + 1);
 }
 
+// Options with big pairs from `big` positions, solved one a thread from
+// `alone` of them a level, and a material solved a level at a time from
+// `levels_from` positions.
+SolverOptions big_pairs(std::uint64_t big, std::uint64_t alone, std::uint64_t levels_from = ~std::uint64_t{0}) {
+    SolverOptions options;
+    options.big_pair_positions = big;
+    options.big_pairs_alone_from = alone;
+    options.levels_from_positions = levels_from;
+    return options;
+}
+
 // Every pair of 16 positions or more solved as a big one (block order), on
 // one thread beside the others (plain states), or with every thread inside
 // (atomic states, buckets in parallel chunks): the pairs of these boards are
@@ -179,13 +190,13 @@ TEST(Solver, LetGoTablesAreReadAgain) {
 // the pairs and the chunks.
 TEST(Solver, BigPairsOneAThread) {
     const tbb::global_control threads(tbb::global_control::max_allowed_parallelism, 3);
-    check_build<draughts::International6>(4, 0, SolverOptions{16, 1});
-    check_build<draughts::American>(3, 0, SolverOptions{16, 1});
+    check_build<draughts::International6>(4, 0, big_pairs(16, 1));
+    check_build<draughts::American>(3, 0, big_pairs(16, 1));
 }
 TEST(Solver, BigPairsWithEveryThread) {
     const tbb::global_control threads(tbb::global_control::max_allowed_parallelism, 3);
-    check_build<draughts::International6>(4, 0, SolverOptions{16, ~std::uint64_t{0}});
-    check_build<draughts::American>(3, 0, SolverOptions{16, ~std::uint64_t{0}});
+    check_build<draughts::International6>(4, 0, big_pairs(16, ~std::uint64_t{0}));
+    check_build<draughts::American>(3, 0, big_pairs(16, ~std::uint64_t{0}));
 }
 
 // Every material held a level at a time (LevelValues: the level being solved
@@ -201,8 +212,8 @@ TEST(Solver, LevelByLevel) {
     check_build<draughts::Canadian>(2, 0, levels);
     check_build<draughts::Brazilian>(3, 1, levels);  // kept packed, then read from the packed forms on disk
     const tbb::global_control threads(tbb::global_control::max_allowed_parallelism, 3);
-    check_build<draughts::American>(3, 0, SolverOptions{16, 1, 0});
-    check_build<draughts::International6>(4, 0, SolverOptions{16, ~std::uint64_t{0}, 0});
+    check_build<draughts::American>(3, 0, big_pairs(16, 1, 0));
+    check_build<draughts::International6>(4, 0, big_pairs(16, ~std::uint64_t{0}, 0));
 }
 
 // The tables of a build of `variant` up to `pieces` pieces in a folder of
@@ -269,7 +280,9 @@ TEST(Solver, RulesLevelByLevelGiveTheSameBytes) {
         const auto by_levels = build_in(variant, 4, "rules-by-levels", levels, 0, true);
         const int files = expect_same_files(whole->path(), by_levels->path(), variant, {".rul"});
         EXPECT_EQ(expect_same_files(by_levels->path(), whole->path(), variant, {".rul"}), files) << variant;
-        if (variant == "international") EXPECT_EQ(files, 23);
+        if (variant == "international") {
+            EXPECT_EQ(files, 23);
+        }
         EXPECT_GT(files, 1) << variant;  // KKKvK and more
     }
     unsetenv("SOURCE_DATE_EPOCH");
