@@ -89,6 +89,9 @@ BuildPlan::BuildPlan(const BuildOptions& o, int board_size, const RuleTerms& rul
         }
         // The materials this run builds that p must wait for: its successors
         // and, through those already built, theirs; `built` says which are built.
+        // The already built ones passed through, which p reads back from their
+        // files, are added to `read_back`.
+        std::set<Material> read_back;
         const auto waits = [&](const PlannedMaterial& p, auto built) {
             std::set<Material> result, seen;
             std::vector<Material> stack = p.successors;
@@ -97,10 +100,12 @@ BuildPlan::BuildPlan(const BuildOptions& o, int board_size, const RuleTerms& rul
                 stack.pop_back();
                 if (!seen.insert(s).second) continue;
                 const PlannedMaterial& q = materials_[at.at(s)];
-                if (built(q))
+                if (built(q)) {
                     result.insert(s);
-                else
+                } else {
+                    read_back.insert(s);
                     stack.insert(stack.end(), q.successors.begin(), q.successors.end());
+                }
             }
             return std::vector<Material>(result.begin(), result.end());
         };
@@ -124,35 +129,21 @@ BuildPlan::BuildPlan(const BuildOptions& o, int board_size, const RuleTerms& rul
                     p.build || !e || !e->rules || !holds(p.material, TableKind::rul, e->rules->checksum, &*record);
             }
             for (PlannedMaterial& p : materials_)
-                if (p.build_rules) p.rules_wait_for = waits(p, [](const PlannedMaterial& q) { return q.build_rules; });
+                if (p.build_rules) {
+                    p.rules_wait_for = waits(p, [](const PlannedMaterial& q) { return q.build_rules; });
+                    if (!p.build) read_back.insert(p.material);  // the draws its .rul leaves to its .wld
+                }
         }
-        // The tables built before that this run reads back: the successors
-        // of what it builds and, through those built before, theirs; and the
-        // .wld of a material whose .rul alone it builds. A compact one is
-        // refused here, before anything is solved.
-        if (!compact.empty()) {
-            std::set<Material> read;
-            std::vector<Material> stack;
-            for (const PlannedMaterial& p : materials_) {
-                if (!p.build && p.build_rules) stack.push_back(p.material);
-                if (p.build || p.build_rules) stack.insert(stack.end(), p.successors.begin(), p.successors.end());
-            }
-            while (!stack.empty()) {
-                const Material s = stack.back();
-                stack.pop_back();
-                const PlannedMaterial& q = materials_[at.at(s)];
-                if (q.build || !read.insert(s).second) continue;
-                stack.insert(stack.end(), q.successors.begin(), q.successors.end());
-            }
-            for (const Material& m : read)
-                if (compact.contains(m))
-                    throw std::runtime_error(
-                        (variant_dir_ / table_file_name(m, TableKind::wld)).string() +
-                        " is a compact .wld (format version 4), which leaves out positions that only a probe's search "
-                        "answers, and this build reads " + m.name() +
-                        " back from its tables: turn the set's compact tables back with dtb convert --full-wld, then "
-                        "build (nothing was solved)");
-        }
+        // A compact .wld among the tables this run reads back (and does not
+        // build again) is refused here, before anything is solved.
+        for (const Material& m : read_back)
+            if (compact.contains(m) && !materials_[at.at(m)].build)
+                throw std::runtime_error(
+                    (variant_dir_ / table_file_name(m, TableKind::wld)).string() +
+                    " is a compact .wld (format version 4), which leaves out positions that only a probe's search "
+                    "answers, and this build reads " + m.name() +
+                    " back from its tables: turn the set's compact tables back with dtb convert --full-wld, then "
+                    "build (nothing was solved)");
         // A killed build's checkpoints: kept for the tables this run builds
         // (they resume from them), the others' removed.
         std::set<std::string> resumable;

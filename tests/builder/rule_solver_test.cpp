@@ -20,6 +20,7 @@
 #include "probe/table_file.hpp"
 #include "draughts/notation.hpp"
 #include "draughts/variant.hpp"
+#include "tests/builder/big_pairs.hpp"
 #include "tests/builder/rule_brute_force.hpp"
 #include "tests/probe/brute_force.hpp"
 #include "tests/probe/synthetic_tables.hpp"
@@ -175,8 +176,8 @@ TEST(RuleSolver, EightByEight) {
 // codes must be those of every pair solved one a thread, the way the tests
 // above check small pairs against the brute force. Four threads, more than
 // the cores, to mix the chunks.
-const SolverOptions every_pair_shared{0, ~std::uint64_t{0}};
-const SolverOptions every_pair_alone{0, 1};
+const SolverOptions every_pair_shared = test::big_pairs(0, ~std::uint64_t{0});
+const SolverOptions every_pair_alone = test::big_pairs(0, 1);
 
 template <class V>
 std::uint64_t same_with_shared_pairs(std::initializer_list<const char*> names, bool literal_road = false) {

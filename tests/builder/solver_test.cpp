@@ -22,6 +22,7 @@
 #include "draughts/notation.hpp"
 #include "draughts/variant.hpp"
 #include "probe/prober.hpp"
+#include "tests/builder/big_pairs.hpp"
 #include "tests/probe/brute_force.hpp"
 
 namespace dtb {
@@ -172,17 +173,6 @@ TEST(Solver, LetGoTablesAreReadAgain) {
     EXPECT_EQ(executor.store().counts().read_back.tables, before.read_back.tables + 1);
 }
 
-// Options with big pairs from `big` positions, solved one a thread from
-// `alone` of them a level, and a material solved a level at a time from
-// `levels_from` positions.
-SolverOptions big_pairs(std::uint64_t big, std::uint64_t alone, std::uint64_t levels_from = ~std::uint64_t{0}) {
-    SolverOptions options;
-    options.big_pair_positions = big;
-    options.big_pairs_alone_from = alone;
-    options.levels_from_positions = levels_from;
-    return options;
-}
-
 // Every pair of 16 positions or more solved as a big one (block order), on
 // one thread beside the others (plain states), or with every thread inside
 // (atomic states, buckets in parallel chunks): the pairs of these boards are
@@ -190,13 +180,13 @@ SolverOptions big_pairs(std::uint64_t big, std::uint64_t alone, std::uint64_t le
 // the pairs and the chunks.
 TEST(Solver, BigPairsOneAThread) {
     const tbb::global_control threads(tbb::global_control::max_allowed_parallelism, 3);
-    check_build<draughts::International6>(4, 0, big_pairs(16, 1));
-    check_build<draughts::American>(3, 0, big_pairs(16, 1));
+    check_build<draughts::International6>(4, 0, test::big_pairs(16, 1));
+    check_build<draughts::American>(3, 0, test::big_pairs(16, 1));
 }
 TEST(Solver, BigPairsWithEveryThread) {
     const tbb::global_control threads(tbb::global_control::max_allowed_parallelism, 3);
-    check_build<draughts::International6>(4, 0, big_pairs(16, ~std::uint64_t{0}));
-    check_build<draughts::American>(3, 0, big_pairs(16, ~std::uint64_t{0}));
+    check_build<draughts::International6>(4, 0, test::big_pairs(16, ~std::uint64_t{0}));
+    check_build<draughts::American>(3, 0, test::big_pairs(16, ~std::uint64_t{0}));
 }
 
 // Every material held a level at a time (LevelValues: the level being solved
@@ -212,8 +202,8 @@ TEST(Solver, LevelByLevel) {
     check_build<draughts::Canadian>(2, 0, levels);
     check_build<draughts::Brazilian>(3, 1, levels);  // kept packed, then read from the packed forms on disk
     const tbb::global_control threads(tbb::global_control::max_allowed_parallelism, 3);
-    check_build<draughts::American>(3, 0, big_pairs(16, 1, 0));
-    check_build<draughts::International6>(4, 0, big_pairs(16, ~std::uint64_t{0}, 0));
+    check_build<draughts::American>(3, 0, test::big_pairs(16, 1, 0));
+    check_build<draughts::International6>(4, 0, test::big_pairs(16, ~std::uint64_t{0}, 0));
 }
 
 // The tables of a build of `variant` up to `pieces` pieces in a folder of
