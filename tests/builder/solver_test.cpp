@@ -24,6 +24,7 @@
 #include "probe/prober.hpp"
 #include "tests/builder/big_pairs.hpp"
 #include "tests/probe/brute_force.hpp"
+#include "tests/test_size.hpp"
 
 namespace dtb {
 namespace {
@@ -79,8 +80,9 @@ TEST(Solver, BrazilianUpTo3) { check_build<draughts::Brazilian>(3); }
 TEST(Solver, RussianUpTo3) { check_build<draughts::Russian>(3); }
 TEST(Solver, InternationalUpTo3) { check_build<draughts::International>(3); }
 TEST(Solver, CanadianUpTo3) { check_build<draughts::Canadian>(3); }
-TEST(Solver, International6UpTo5) { check_build<draughts::International6>(5); }
-TEST(Solver, American6UpTo5) { check_build<draughts::American6>(5); }
+// Up to 4 pieces in the sanitizer builds (test_size.hpp).
+TEST(Solver, International6UpTo5) { check_build<draughts::International6>(test::full_or_small(5, 4)); }
+TEST(Solver, American6UpTo5) { check_build<draughts::American6>(test::full_or_small(5, 4)); }
 // Dependencies read back from their files (the probe cache), not kept in memory.
 TEST(Solver, DependenciesFromDisk) { check_build<draughts::Brazilian>(3, 1); }
 
@@ -195,10 +197,11 @@ TEST(Solver, BigPairsWithEveryThread) {
 // placements a men configuration, symmetric ones, big pairs on one thread
 // and with every thread inside, and the 12x12 board's 128-bit squares; the
 // tables written, kept and read again from their packed form.
+// International 6x6 up to 4 pieces in the sanitizer builds.
 TEST(Solver, LevelByLevel) {
     SolverOptions levels;
     levels.levels_from_positions = 0;
-    check_build<draughts::International6>(5, 0, levels);
+    check_build<draughts::International6>(test::full_or_small(5, 4), 0, levels);
     check_build<draughts::Canadian>(2, 0, levels);
     check_build<draughts::Brazilian>(3, 1, levels);  // kept packed, then read from the packed forms on disk
     const tbb::global_control threads(tbb::global_control::max_allowed_parallelism, 3);
@@ -238,26 +241,35 @@ int expect_same_files(const std::filesystem::path& a, const std::filesystem::pat
     return files;
 }
 
+// The materials of up to 4 pieces, one colour of each pair that are each
+// other's mirror image: 3 of two pieces (a king or a man a side, a king
+// against a man counted once), 6 of three (a side of two: KK, KM or MM,
+// against K or M), 8 of three against one and 6 of two against two. The
+// sanitizer builds (test_size.hpp) build up to 3 pieces.
+constexpr int test_pieces = test::full_or_small(4, 3);
+constexpr int test_materials = test::full_or_small(3 + 6 + 8 + 6, 3 + 6);
+
 // By levels the tables come out byte for byte as from the whole material,
 // here with bands of 2^12 positions, so that the table is put together in
 // windows of one frame and bands cross from one window to the next. Every
 // .wld and .dtw of International up to 4 (42.8 million positions, its
 // largest materials 2.8 million, 126 king placements a configuration and
-// more) is compared.
+// more) is compared; up to 3 in the sanitizer builds.
 TEST(Solver, LevelByLevelGivesTheSameBytes) {
     ASSERT_EQ(setenv("SOURCE_DATE_EPOCH", "1767225600", 1), 0);
     SolverOptions levels;
     levels.levels_from_positions = 0;
     levels.level_band_positions = std::uint64_t{1} << 12;
-    const auto whole = build_in("international", 4, "levels-whole");
-    const auto by_levels = build_in("international", 4, "levels-by-levels", levels);
-    EXPECT_EQ(expect_same_files(whole->path(), by_levels->path(), "international", {".wld", ".dtw"}), 2 * 23);
+    const auto whole = build_in("international", test_pieces, "levels-whole");
+    const auto by_levels = build_in("international", test_pieces, "levels-by-levels", levels);
+    EXPECT_EQ(expect_same_files(whole->path(), by_levels->path(), "international", {".wld", ".dtw"}),
+              2 * test_materials);
     unsetenv("SOURCE_DATE_EPOCH");
 }
 
 // The rule solves by levels too (RuleSolver, LevelValues with rule codes):
-// every .rul of International up to 4 (flying kings; all its 23 materials
-// up to 4 pieces have one) and of Russian up to 4 (KKKvK, with its main
+// every .rul of International up to 4 (flying kings; all its materials
+// have one; up to 3 in the sanitizer builds) and of Russian up to 4 (KKKvK, with its main
 // road, held whole; some materials refused by the rules, the same ones
 // either way) byte for byte as whole, with bands of 2^12 positions.
 TEST(Solver, RulesLevelByLevelGiveTheSameBytes) {
@@ -266,12 +278,13 @@ TEST(Solver, RulesLevelByLevelGiveTheSameBytes) {
     levels.levels_from_positions = 0;
     levels.level_band_positions = std::uint64_t{1} << 12;
     for (const std::string variant : {"international", "russian"}) {
-        const auto whole = build_in(variant, 4, "rules-whole", {}, 0, true);
-        const auto by_levels = build_in(variant, 4, "rules-by-levels", levels, 0, true);
+        const int pieces = variant == "international" ? test_pieces : 4;  // Russian: KKKvK
+        const auto whole = build_in(variant, pieces, "rules-whole", {}, 0, true);
+        const auto by_levels = build_in(variant, pieces, "rules-by-levels", levels, 0, true);
         const int files = expect_same_files(whole->path(), by_levels->path(), variant, {".rul"});
         EXPECT_EQ(expect_same_files(by_levels->path(), whole->path(), variant, {".rul"}), files) << variant;
         if (variant == "international") {
-            EXPECT_EQ(files, 23);
+            EXPECT_EQ(files, test_materials);
         }
         EXPECT_GT(files, 1) << variant;  // KKKvK and more
     }
@@ -310,12 +323,14 @@ TEST(Solver, RuleJobsWithinThePlainWorkingSet) {
 // With 1 KB of memory (less than `dtb build` allows; the library runs over
 // it where it must) no rule values are kept: the rule solves read those
 // they lead to through the probe from their .rul files. The same .rul
-// files as with the default memory, Brazilian up to 4.
+// files as with the default memory, Brazilian up to 4 (3 in the sanitizer
+// builds).
 TEST(Solver, RulesWithLittleMemory) {
     ASSERT_EQ(setenv("SOURCE_DATE_EPOCH", "1767225600", 1), 0);
-    const auto plenty = build_in("brazilian", 4, "rules-plenty", {}, 0, true);
-    const auto little = build_in("brazilian", 4, "rules-little", {}, 1024, true);
-    EXPECT_EQ(expect_same_files(plenty->path(), little->path(), "brazilian", {".rul", ".wld", ".dtw"}), 3 * 23);
+    const auto plenty = build_in("brazilian", test_pieces, "rules-plenty", {}, 0, true);
+    const auto little = build_in("brazilian", test_pieces, "rules-little", {}, 1024, true);
+    EXPECT_EQ(expect_same_files(plenty->path(), little->path(), "brazilian", {".rul", ".wld", ".dtw"}),
+              3 * test_materials);
     unsetenv("SOURCE_DATE_EPOCH");
 }
 

@@ -7,10 +7,19 @@
 # brute-force solver in solver_tests.
 include(${CMAKE_CURRENT_LIST_DIR}/run.cmake)
 set(ENV{SOURCE_DATE_EPOCH} 1767225600)
+small_or_full()
+# The material whose levels are resumed, 13 potential levels either way, and
+# when builds are killed mid-material (a build up to 3 pieces is done sooner).
+set(levels_material KMMvK)
+set(kill_seconds 0.3 0.6 0.9 1.2)
+if(pieces EQUAL 3)
+  set(levels_material MMvK)
+  set(kill_seconds 0.1 0.2 0.3 0.4)
+endif()
 
 
 function(kill_after seconds dir)
-  execute_process(COMMAND timeout -s KILL ${seconds} ${DTB} build --variant brazilian --pieces 4 --dir ${dir}
+  execute_process(COMMAND timeout -s KILL ${seconds} ${DTB} build --variant brazilian --pieces ${pieces} --dir ${dir}
                   RESULT_VARIABLE status OUTPUT_QUIET ERROR_QUIET)
   set(status "${status}" PARENT_SCOPE)
 endfunction()
@@ -19,18 +28,24 @@ set(work ${WORK}/build-cli)
 file(REMOVE_RECURSE ${work})
 
 # The reference build; not on a terminal, one line per material.
-run(0 build --variant brazilian --pieces 4 --dir ${work}/whole)
-expect_in("${out}" "KKMvK")
+run(0 build --variant brazilian --pieces ${pieces} --dir ${work}/whole)
+expect_in("${out}" "KMvK")
 expect_in("${out}" "positions/s")
-expect_in("${last}" "built 23 materials")
+expect_in("${last}" "built ${materials} materials")
 run(0 verify --variant brazilian --dir ${work}/whole --full --threads 2)
 expect_in("${last}" "values checked against their moves")
+# The memory figures below are those of 4 pieces, in the sanitizer builds too.
+set(whole4 ${work}/whole)
+if(NOT pieces EQUAL 4)
+  set(whole4 ${work}/whole4)
+  run(0 build --variant brazilian --pieces 4 --dir ${whole4})
+endif()
 
 # The same tables whatever the number of threads (one; more than the cores):
 # the solver's parallel parts (pairs in parallel, atomics inside big pairs,
 # materials at once) must not change a byte.
 foreach(threads 1 3)
-  run(0 build --variant brazilian --pieces 4 --dir ${work}/threads${threads} --threads ${threads})
+  run(0 build --variant brazilian --pieces ${pieces} --dir ${work}/threads${threads} --threads ${threads})
   same_tables(brazilian ${work}/whole ${work}/threads${threads})
 endforeach()
 
@@ -59,7 +74,7 @@ run(0 build --variant brazilian --material KKvKK --material KMvK --dir ${work}/l
 # on which jobs happen to be in work at once; Solver.LetGoTablesAreReadAgain
 # reads one back each way.
 run(0 build --variant brazilian --pieces 4 --dir ${work}/spilled --memory 3.5M --threads 2)
-same_tables(brazilian ${work}/whole ${work}/spilled)
+same_tables(brazilian ${whole4} ${work}/spilled)
 if(NOT out MATCHES "[1-9][0-9]* tables let go of memory")
   message(FATAL_ERROR "expected kept tables let go of memory in: ${out}")
 endif()
@@ -69,7 +84,7 @@ endif()
 set(ENV{DTB_TEST_PACKED_FAILS} 1)
 run(0 build --variant brazilian --pieces 4 --dir ${work}/spill-fails --memory 3.5M --threads 2)
 unset(ENV{DTB_TEST_PACKED_FAILS})
-same_tables(brazilian ${work}/whole ${work}/spill-fails)
+same_tables(brazilian ${whole4} ${work}/spill-fails)
 expect_in("${out}" "could not write the packed form of")
 expect_in("${out}" " 0 packed forms written ")
 expect_in("${out}" "values read from packed forms 0 times")
@@ -78,7 +93,7 @@ expect_in("${out}" "values read from packed forms 0 times")
 # tables give up their room packed rather than dropped, and are unpacked
 # when read again. The same tables.
 run(0 build --variant brazilian --pieces 4 --dir ${work}/packed --memory 0.004)
-same_tables(brazilian ${work}/whole ${work}/packed)
+same_tables(brazilian ${whole4} ${work}/packed)
 if(NOT out MATCHES "kept tables within the memory budget: [1-9][0-9]* packed [^\n]*, unpacked [1-9][0-9]* times")
   message(FATAL_ERROR "expected kept tables packed and unpacked in: ${out}")
 endif()
@@ -86,9 +101,9 @@ endif()
 expect_in("${out}" "(budget 4 MiB, held at most ")
 
 # Run again: nothing to do.
-run(0 build --variant brazilian --pieces 4 --dir ${work}/whole)
+run(0 build --variant brazilian --pieces ${pieces} --dir ${work}/whole)
 expect_in("${last}" "built 0 materials")
-expect_in("${last}" "23 already built")
+expect_in("${last}" "${materials} already built")
 
 # A table altered with valid checksums: verify passes, verify --full does not;
 # build sees that the file is not the one in the manifest and builds it again.
@@ -100,28 +115,33 @@ endif()
 run(0 verify --variant brazilian --dir ${work}/altered)
 run(1 verify --variant brazilian --dir ${work}/altered --full)
 expect_in("${out}" "FAILED  KMvK: ")
-run(0 build --variant brazilian --pieces 4 --dir ${work}/altered)
+run(0 build --variant brazilian --pieces ${pieces} --dir ${work}/altered)
 expect_in("${out}" "KMvK")
 expect_in("${out}" "building it again")
 expect_in("${last}" "built 1 materials")
 same_tables(brazilian ${work}/whole ${work}/altered)
 
-# Killed after writing KKvKM's tables, before the manifest lists them.
-set(ENV{DTB_TEST_KILL_AFTER_WRITE} KKvKM)
-execute_process(COMMAND ${DTB} build --variant brazilian --pieces 4 --dir ${work}/killed
+# Killed after writing KKvKM's tables (KMvK's up to 3 pieces), before the
+# manifest lists them.
+set(killed KKvKM)
+if(pieces EQUAL 3)
+  set(killed KMvK)
+endif()
+set(ENV{DTB_TEST_KILL_AFTER_WRITE} ${killed})
+execute_process(COMMAND ${DTB} build --variant brazilian --pieces ${pieces} --dir ${work}/killed
                 RESULT_VARIABLE status OUTPUT_QUIET ERROR_QUIET)
 unset(ENV{DTB_TEST_KILL_AFTER_WRITE})
-if(status EQUAL 0 OR NOT EXISTS ${work}/killed/brazilian/KKvKM.dtw)
-  message(FATAL_ERROR "the build was not killed after writing KKvKM (${status})")
+if(status EQUAL 0 OR NOT EXISTS ${work}/killed/brazilian/${killed}.dtw)
+  message(FATAL_ERROR "the build was not killed after writing ${killed} (${status})")
 endif()
 file(READ ${work}/killed/brazilian/manifest.json manifest)
-string(FIND "${manifest}" "\"KKvKM\"" listed)
+string(FIND "${manifest}" "\"${killed}\"" listed)
 if(NOT listed EQUAL -1)
-  message(FATAL_ERROR "the manifest lists KKvKM, whose build was killed")
+  message(FATAL_ERROR "the manifest lists ${killed}, whose build was killed")
 endif()
 # The resumed build reads the tables built before the kill from the packed
 # forms that build left, not back from their files.
-run(0 build --variant brazilian --pieces 4 --dir ${work}/killed)
+run(0 build --variant brazilian --pieces ${pieces} --dir ${work}/killed)
 expect_in("${out}" "already built")
 if(NOT out MATCHES "values read from packed forms [1-9][0-9]* times [^\n]*; 0 read back from their files")
   message(FATAL_ERROR "expected the resumed build to read its tables from their packed forms in: ${out}")
@@ -129,7 +149,7 @@ endif()
 same_tables(brazilian ${work}/whole ${work}/killed)
 
 # Killed at arbitrary moments, mid-material, and resumed each time.
-foreach(seconds 0.3 0.6 0.9 1.2)
+foreach(seconds ${kill_seconds})
   kill_after(${seconds} ${work}/interrupted)
   if(status EQUAL 0)
     break()
@@ -137,16 +157,16 @@ foreach(seconds 0.3 0.6 0.9 1.2)
   file(GLOB left ${work}/interrupted/brazilian/*.tmp)
   message(STATUS "killed after ${seconds} s; temporary files left: ${left}")
 endforeach()
-run(0 build --variant brazilian --pieces 4 --dir ${work}/interrupted)
+run(0 build --variant brazilian --pieces ${pieces} --dir ${work}/interrupted)
 run(0 verify --variant brazilian --dir ${work}/interrupted)
 same_tables(brazilian ${work}/whole ${work}/interrupted)
 
 # Inside a material: with every material solved a level at a time, a
-# build killed once KMMvK's checkpoint before its level 2, 7 or 13 of 13 is
-# written resumes KMMvK from there, and a damaged checkpoint is not trusted
-# (check_levels_resume in run.cmake); the tables are those of the build with
-# every material whole.
-check_levels_resume(${work} ${work}/whole brazilian KMMvK 13 build --variant brazilian --pieces 4)
+# build killed once KMMvK's checkpoint (MMvK's up to 3 pieces) before its
+# level 2, 7 or 13 of 13 is written resumes it from there, and a damaged
+# checkpoint is not trusted (check_levels_resume in run.cmake); the tables
+# are those of the build with every material whole.
+check_levels_resume(${work} ${work}/whole brazilian ${levels_material} 13 build --variant brazilian --pieces ${pieces})
 
 # Errors name the problem and the fix.
 run(1 build --variant brazilian --dir ${work}/x)

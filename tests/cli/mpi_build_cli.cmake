@@ -8,14 +8,27 @@
 # ranks) and one of men (levels shared out by whole pairs).
 include(${CMAKE_CURRENT_LIST_DIR}/run.cmake)
 set(ENV{SOURCE_DATE_EPOCH} 1767225600)
+small_or_full()
+# Positions a team member for the builds up to `pieces`, the rule table
+# killed and the plain table killed in teams.
+set(team_positions 60000)
+set(half_team_positions 30000)
+set(killed_rul KKMvK.rul)
+set(killed_team KMvKM)
+if(pieces EQUAL 3)
+  set(team_positions 5000)
+  set(half_team_positions 2500)
+  set(killed_rul KMvK.rul)
+  set(killed_team KMvM)
+endif()
 
 set(work ${WORK}/mpi-build-cli)
 file(REMOVE_RECURSE ${work})
 
 # variant, what to build, positions per team member.
 set(cases
-  "brazilian|--pieces,4|60000"
-  "american|--pieces,4|60000"
+  "brazilian|--pieces,${pieces}|${team_positions}"
+  "american|--pieces,${pieces}|${team_positions}"
   "russian|--pieces,3|5000"
   "international|--pieces,3|100000"
   "canadian|--material,KKvK|100000"
@@ -56,7 +69,7 @@ endforeach()
 # member taking its range from the ranks that solved it (in a team, their
 # ranges) or from the file; the same tables still.
 set(dir ${work}/little-memory)
-mpi_run(3 0 build --variant brazilian --pieces 4 --dir ${dir} --team-positions 30000 --memory 0.001)
+mpi_run(3 0 build --variant brazilian --pieces ${pieces} --dir ${dir} --team-positions ${half_team_positions} --memory 0.001)
 same_tables(brazilian ${work}/ref1 ${dir})
 
 # Memory forces a team: Brazilian KKKvKK (4,027,520 positions, one pair)
@@ -84,7 +97,7 @@ same_tables(brazilian ${work}/ref7 ${work}/memory-short)
 # again sent from those its holder kept packed; the same tables still.
 set(ENV{DTB_TEST_PART_POSITIONS} 4096)
 set(dir ${work}/small-parts)
-mpi_run(3 0 build --variant brazilian --pieces 4 --dir ${dir} --team-positions 30000)
+mpi_run(3 0 build --variant brazilian --pieces ${pieces} --dir ${dir} --team-positions ${half_team_positions})
 same_tables(brazilian ${work}/ref1 ${dir})
 foreach(r 0 1 2)
   set(read_back "tables read back from their files [0-9]+ \\([0-9.]+ s, processor [0-9.]+ s\\)")
@@ -103,8 +116,8 @@ unset(ENV{DTB_TEST_PART_POSITIONS})
 set(ENV{DTB_TEST_LARGEST_TEAMS} 1)
 set(ENV{DTB_TEST_STAGE_POSITIONS} 512)
 set(dir ${work}/stages)
-mpi_run(2 0 build --variant brazilian --pieces 4 --dir ${dir} --team-positions 1)
-expect_in("${out}" "rank 0   0 alone, 23 in teams")
+mpi_run(2 0 build --variant brazilian --pieces ${pieces} --dir ${dir} --team-positions 1)
+expect_in("${out}" "rank 0   0 alone, ${materials} in teams")
 same_tables(brazilian ${work}/ref1 ${dir})
 unset(ENV{DTB_TEST_LARGEST_TEAMS})
 unset(ENV{DTB_TEST_STAGE_POSITIONS})
@@ -114,11 +127,11 @@ unset(ENV{DTB_TEST_STAGE_POSITIONS})
 # over the ranks (at least two of them solve some), reading the values other
 # ranks solved from the packed forms they wrote, which are gone once the
 # build ends.
-run(0 build --variant brazilian --pieces 4 --dir ${work}/rules-one --rules)
+run(0 build --variant brazilian --pieces ${pieces} --dir ${work}/rules-one --rules)
 foreach(ranks 2 3)
   set(dir ${work}/rules-ranks${ranks})
-  mpi_run(${ranks} 0 build --variant brazilian --pieces 4 --dir ${dir} --rules --team-positions 60000)
-  expect_in("${last}" "rule tables: built 23")
+  mpi_run(${ranks} 0 build --variant brazilian --pieces ${pieces} --dir ${dir} --rules --team-positions ${team_positions})
+  expect_in("${last}" "rule tables: built ${materials}")
   same_tables(brazilian ${work}/rules-one ${dir})
   string(REGEX MATCHALL "in teams, [1-9][0-9]* rule tables" solving "${out}")
   list(LENGTH solving solving)
@@ -131,41 +144,42 @@ foreach(ranks 2 3)
   endif()
 endforeach()
 
-# The rank that writes KKMvK.rul killed (SIGKILL) before the manifest lists
+# The rank that writes KKMvK.rul (KMvK.rul up to 3 pieces) killed (SIGKILL) before the manifest lists
 # it: the job ends, and run again on 2 ranks it resumes to the same files,
 # reading the values it needs of the tables built before the kill from the
 # packed forms that build left: none read back from its file, no rule
 # values through their .rul files.
-set(ENV{DTB_TEST_KILL_AFTER_WRITE} KKMvK.rul)
-mpi_run(3 1 build --variant brazilian --pieces 4 --dir ${work}/rules-killed --rules)
+set(ENV{DTB_TEST_KILL_AFTER_WRITE} ${killed_rul})
+mpi_run(3 1 build --variant brazilian --pieces ${pieces} --dir ${work}/rules-killed --rules)
 unset(ENV{DTB_TEST_KILL_AFTER_WRITE})
 expect_in("${err}" "signal 9")
-mpi_run(2 0 build --variant brazilian --pieces 4 --dir ${work}/rules-killed --rules)
+mpi_run(2 0 build --variant brazilian --pieces ${pieces} --dir ${work}/rules-killed --rules)
 expect_in("${out}" "rule table already built")
 foreach(r 0 1)
   if(NOT out MATCHES "rank ${r} [^\n]*packed forms written [0-9]+, read [1-9][0-9]*, failed 0; rule values read through .rul files 0;[^\n]*tables read back from their files 0 ")
     message(FATAL_ERROR "expected rank ${r} of the resumed build to read packed forms only in: ${out}")
   endif()
 endforeach()
-if(NOT out MATCHES "\nKKMvK.rul +[0-9,]+ positions")
-  message(FATAL_ERROR "KKMvK.rul, killed before the manifest listed it, was not built again: ${out}")
+if(NOT out MATCHES "\n${killed_rul} +[0-9,]+ positions")
+  message(FATAL_ERROR "${killed_rul}, killed before the manifest listed it, was not built again: ${out}")
 endif()
 same_tables(brazilian ${work}/rules-one ${work}/rules-killed)
 
 # Tables solved by teams leave one packed part a member (every material
 # on its largest team, DTB_TEST_LARGEST_TEAMS): killed after KMvKM's tables
+# (KMvM's up to 3 pieces)
 # are written, the build resumed on 2 ranks reads what it needs of them from
 # the parts, whole or a member's range, and reads nothing back from a file.
 set(ENV{DTB_TEST_LARGEST_TEAMS} 1)
-set(ENV{DTB_TEST_KILL_AFTER_WRITE} KMvKM)
-mpi_run(3 1 build --variant brazilian --pieces 4 --dir ${work}/teams-killed --team-positions 60000)
+set(ENV{DTB_TEST_KILL_AFTER_WRITE} ${killed_team})
+mpi_run(3 1 build --variant brazilian --pieces ${pieces} --dir ${work}/teams-killed --team-positions ${team_positions})
 unset(ENV{DTB_TEST_KILL_AFTER_WRITE})
 unset(ENV{DTB_TEST_LARGEST_TEAMS})
 file(GLOB parts ${work}/teams-killed/brazilian/.packed/*.dtw.part*of*.zst)
 if(parts STREQUAL "")
   message(FATAL_ERROR "the killed build left no packed parts of tables its teams solved")
 endif()
-mpi_run(2 0 build --variant brazilian --pieces 4 --dir ${work}/teams-killed --team-positions 60000)
+mpi_run(2 0 build --variant brazilian --pieces ${pieces} --dir ${work}/teams-killed --team-positions ${team_positions})
 foreach(r 0 1)
   if(NOT out MATCHES "rank ${r} [^\n]*failed 0;[^\n]*tables read back from their files 0 ")
     message(FATAL_ERROR "expected rank ${r} of the resumed build to read nothing back in: ${out}")

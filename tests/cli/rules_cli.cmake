@@ -10,54 +10,74 @@
 # checked against the brute-force player of the rules in rule_solver_tests.
 include(${CMAKE_CURRENT_LIST_DIR}/run.cmake)
 set(ENV{SOURCE_DATE_EPOCH} 1767225600)
+small_or_full()
+# A rule table killed and resumed, and one resumed from its levels (13
+# potential levels either way); the least memory for the build (just above
+# KKvKK's working set up to 4 pieces, 3.4 MiB; KMvK's up to 3, 110,672 bytes:
+# dtb info --variant brazilian --material KMvK).
+set(killed KKMvK.rul)
+set(levels_material KMMvK.rul)
+set(least_memory 3.5M)
+if(pieces EQUAL 3)
+  set(killed KMvK.rul)
+  set(levels_material MMvK.rul)
+  set(least_memory 120K)
+endif()
+math(EXPR tables "3 * ${materials}")
 
 set(work ${WORK}/rules-cli)
 file(REMOVE_RECURSE ${work})
 
-# Brazilian up to 4 pieces with the rule tables, then verify --full: every
-# stored rule distance against the best over its moves.
-run(0 build --variant brazilian --pieces 4 --dir ${work}/whole --rules)
-expect_in("${out}" "KKKvK.rul")
-expect_in("${last}" "rule tables: built 23")
+# Brazilian up to 4 pieces (3 in the sanitizer builds) with the rule
+# tables, then verify --full: every stored rule distance against the best
+# over its moves.
+run(0 build --variant brazilian --pieces ${pieces} --dir ${work}/whole --rules)
+expect_in("${out}" "KKvK.rul")
+expect_in("${last}" "rule tables: built ${materials}")
 run(0 verify --variant brazilian --dir ${work}/whole --full --threads 2)
-expect_in("${out}" "ok      KKMvK.rul: every value is the best over its moves")
-expect_in("${last}" "all 69 tables verified")
+expect_in("${out}" "ok      KMvK.rul: every value is the best over its moves")
+expect_in("${last}" "all ${tables} tables verified")
 
 # The same files with one thread, and with the least memory the build
-# allows (3.5 MiB: few rule values kept, the others' read back through the
-# probe from their files; 1 KB, none kept: Solver.RulesWithLittleMemory).
-run(0 build --variant brazilian --pieces 4 --dir ${work}/one --rules --threads 1)
+# allows (few rule values kept, the others' read back through the probe
+# from their files; 1 KB, none kept: Solver.RulesWithLittleMemory).
+run(0 build --variant brazilian --pieces ${pieces} --dir ${work}/one --rules --threads 1)
 same_tables(brazilian ${work}/whole ${work}/one)
-run(0 build --variant brazilian --pieces 4 --dir ${work}/little --rules --memory 3.5M)
+run(0 build --variant brazilian --pieces ${pieces} --dir ${work}/little --rules --memory ${least_memory})
 same_tables(brazilian ${work}/whole ${work}/little)
 
-# Killed (SIGKILL) once KKMvK.rul is written and before the manifest lists
+# Killed (SIGKILL) once a .rul is written and before the manifest lists
 # it; run again, it resumes to the same files.
-set(ENV{DTB_TEST_KILL_AFTER_WRITE} KKMvK.rul)
-execute_process(COMMAND ${DTB} build --variant brazilian --pieces 4 --dir ${work}/killed --rules
+set(ENV{DTB_TEST_KILL_AFTER_WRITE} ${killed})
+execute_process(COMMAND ${DTB} build --variant brazilian --pieces ${pieces} --dir ${work}/killed --rules
                 RESULT_VARIABLE status OUTPUT_QUIET ERROR_QUIET)
 unset(ENV{DTB_TEST_KILL_AFTER_WRITE})
 if(status EQUAL 0)
-  message(FATAL_ERROR "the build was to be killed after writing KKMvK.rul")
+  message(FATAL_ERROR "the build was to be killed after writing ${killed}")
 endif()
-run(0 build --variant brazilian --pieces 4 --dir ${work}/killed --rules)
+run(0 build --variant brazilian --pieces ${pieces} --dir ${work}/killed --rules)
 expect_in("${last}" "already built")
 same_tables(brazilian ${work}/whole ${work}/killed)
-run(0 build --variant brazilian --pieces 4 --dir ${work}/whole --rules)
+run(0 build --variant brazilian --pieces ${pieces} --dir ${work}/whole --rules)
 expect_in("${last}" "rule tables: built 0 (0 positions)")
-expect_in("${last}" "23 already built")
+expect_in("${last}" "${materials} already built")
 
 # Rule tables by levels: with every material's plain and rule solves a
-# level at a time, a build killed once KMMvK.rul's checkpoint before its
-# level 2, 7 or 13 of 13 is written resumes KMMvK.rul from there, and a
-# damaged checkpoint is not trusted (check_levels_resume in run.cmake); the
-# .rul files are those of the build with every material whole.
-check_levels_resume(${work} ${work}/whole brazilian KMMvK.rul 13 build --variant brazilian --pieces 4 --rules)
+# level at a time, a build killed once KMMvK.rul's checkpoint (MMvK.rul's
+# up to 3 pieces) before its level 2, 7 or 13 of 13 is written resumes it
+# from there, and a damaged checkpoint is not trusted (check_levels_resume
+# in run.cmake); the .rul files are those of the build with every material
+# whole.
+check_levels_resume(${work} ${work}/whole brazilian ${levels_material} 13
+                    build --variant brazilian --pieces ${pieces} --rules)
+
+# Kings against kings, whatever the size above: KKKvK and KKvKK.
+run(0 build --variant brazilian --material KKKvK --material KKvKK --dir ${work}/kings --rules)
 
 # Issue 19's figures: Brazilian KKKvK, White to move, 132,240 wins, all
 # within the 16-move count from its start; 8,144 lost to the count 13 plies
 # in and 53,400 29 plies in; the longest win under the rules 22 plies.
-run(0 stats --variant brazilian --dir ${work}/whole --material KKKvK --rules --json)
+run(0 stats --variant brazilian --dir ${work}/kings --material KKKvK --rules --json)
 string(JSON wins GET "${out}" white_to_move classes win)
 string(JSON cursed GET "${out}" white_to_move classes cursed_win)
 string(JSON at13 GET "${out}" white_to_move survival 13)
@@ -70,7 +90,7 @@ if(NOT wins EQUAL 132240 OR NOT cursed EQUAL 0 OR NOT gone13 EQUAL 8144 OR NOT g
   message(FATAL_ERROR "Brazilian KKKvK under the rules: ${wins} wins, ${cursed} cursed, ${gone13} gone at 13, "
                       "${gone29} at 29, longest ${longest}; expected 132240, 0, 8144, 53400, 22")
 endif()
-run(0 stats --variant brazilian --dir ${work}/whole --material KKKvK --rules)
+run(0 stats --variant brazilian --dir ${work}/kings --material KKKvK --rules)
 expect_in("${out}" "white to move, the count from zero: 132240 wins, 0 cursed wins")
 
 # International, hand-made positions on each side of a limit. The rule: when
@@ -119,7 +139,7 @@ expect_in("${err}" "not a lone-king ending")
 # then 15 or beyond): the game is over in 1 ply, a win at one ply left and
 # a draw at none. Brazilian, CBD 16 (20 moves each of kings only, 40 plies):
 foreach(k 39 40)
-  run(0 probe --variant brazilian --dir ${work}/whole --rules --count K=${k} W:WK29,K1:BK25,K18)
+  run(0 probe --variant brazilian --dir ${work}/kings --rules --count K=${k} W:WK29,K1:BK25,K18)
   set(brazilian${k} "${last}")
 endforeach()
 expect_in("${brazilian39}" "win 1 (win;")

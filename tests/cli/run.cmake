@@ -6,6 +6,22 @@ function(run expected_status)
   check_run("dtb ${ARGN}")
 endfunction()
 
+# small_or_full(): the size of the Brazilian builds that the command-line
+# tests repeat: up to 4 pieces, whose 23 materials are 3 of two pieces (a
+# king or a man a side, a king against a man counted once), 6 of three and
+# 14 of four; in the sanitizer builds (SMALL, tests/CMakeLists.txt) up to 3,
+# 9 materials and a thirtieth of the positions, through the same code. Sets
+# `pieces` and `materials`.
+macro(small_or_full)
+  if(SMALL)
+    set(pieces 3)
+    set(materials 9)
+  else()
+    set(pieces 4)
+    set(materials 23)
+  endif()
+endmacro()
+
 # check_run(what): in run() and mpi_run(), after the command: checks
 # `status` against `expected_status` and that a failure said why, and sets
 # out, err and last in the caller's caller.

@@ -12,6 +12,7 @@
 #include "draughts/variant.hpp"
 #include "probe/material.hpp"
 #include "tests/probe/synthetic_tables.hpp"
+#include "tests/test_size.hpp"
 
 namespace dtb {
 namespace {
@@ -100,12 +101,9 @@ void check_round_trip(int max_pieces, int part = 0, int parts = 1) {
                 static_cast<unsigned long long>(captures));
 }
 
-// Sanitizer builds (DTB_TEST_TABLE_PIECES=3) check fewer pieces: the full
-// set is for the Release build, where it takes minutes rather than hours.
-#ifndef DTB_TEST_TABLE_PIECES
-#define DTB_TEST_TABLE_PIECES 4
-#endif
-constexpr int pieces = DTB_TEST_TABLE_PIECES;
+// The sanitizer builds (DTB_TEST_SMALL) check up to 3 pieces: the full set
+// is for the Release build, where it takes minutes rather than hours.
+constexpr int pieces = test::full_or_small(4, 3);
 
 TEST(TableRoundTrip, American) { check_round_trip<draughts::American>(pieces); }
 TEST(TableRoundTrip, Brazilian) { check_round_trip<draughts::Brazilian>(pieces); }
