@@ -6,6 +6,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <numeric>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_sort.h>
 
 #include "builder/values/solved_values.hpp"
 #include "builder/solver/background.hpp"
@@ -36,7 +38,9 @@ namespace dtb {
 // members hold is told by each (crossing whole to the other); one whose
 // block three or more hold has them listed here and each sent to its
 // holder (tell()). A position crosses as its pair's number among the level's
-// split pairs (`splits`) times 2K plus its local.
+// split pairs (`splits`) times 2K plus its local; a batch's positions for a
+// member cross sorted, each as its difference from the one before, small
+// numbers whose high bytes pack away (wire_packing.hpp).
 // The member's portions are the level's, its states in `lock`.
 template <class V>
 void run_split_queue(const TeamContext<V>& member, SolvedValues& work, const LevelShare<V>& share,
@@ -135,9 +139,10 @@ void run_split_queue(const TeamContext<V>& member, SolvedValues& work, const Lev
     std::array<std::vector<std::uint64_t>*, 2> sent{&member.buffers.told[0], &member.buffers.told[1]};
     std::array<std::vector<std::size_t>, 2> counts{std::vector<std::size_t>(members),
                                                    std::vector<std::size_t>(members)};
-    const auto apply = [&](const Mailbox<std::uint64_t>& from, std::uint64_t d) {
+    const auto apply = [&](Mailbox<std::uint64_t>& from, std::uint64_t d) {
         for (int j = 0; j < members; ++j) {
-            const std::span<const std::uint64_t> in = from.from(j);
+            const std::span<std::uint64_t> in = from.received(j);
+            std::partial_sum(in.begin(), in.end(), in.begin());  // the positions from their differences
             run_chunks(work_profile::Kind::bucket, static_cast<std::uint32_t>(in.size()), buckets,
                        [&](std::uint32_t f, std::uint32_t l, Pushes& pushes) {
                            std::array<Told, group> told;
@@ -208,7 +213,8 @@ void run_split_queue(const TeamContext<V>& member, SolvedValues& work, const Lev
                                     pushes, &outbox);
                            }
                        });
-            // Into one buffer in member order, then to the members.
+            // Into one buffer in member order, each member's sorted and as
+            // differences, then to the members.
             const std::size_t x = b % 2;
             std::fill(counts[x].begin(), counts[x].end(), 0);
             for (const auto& outbox : outboxes)
@@ -217,13 +223,18 @@ void run_split_queue(const TeamContext<V>& member, SolvedValues& work, const Lev
             for (int j = 0; j < members; ++j) total += counts[x][j];
             sent[x]->resize(total);
             std::size_t at = 0;
-            for (int j = 0; j < members; ++j)
+            for (int j = 0; j < members; ++j) {
+                const auto first = sent[x]->begin() + static_cast<std::ptrdiff_t>(at);
                 for (auto& outbox : outboxes) {
                     std::copy(outbox[j].begin(), outbox[j].end(),
                               sent[x]->begin() + static_cast<std::ptrdiff_t>(at));
                     at += outbox[j].size();
                     outbox[j].clear();
                 }
+                const auto last = sent[x]->begin() + static_cast<std::ptrdiff_t>(at);
+                tbb::parallel_sort(first, last);
+                std::adjacent_difference(first, last, first);
+            }
             if (crossing) member.team.waited(crossing->wait());
             crossing.emplace([&, x] { mail[x]->send(member.team, *sent[x], counts[x]); });
             if (b > 0) apply(*mail[1 - x], d);

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <span>
 #include <stdexcept>
 #include <vector>
@@ -70,7 +69,9 @@ void stage_in_table_order(const PairSpace<V>& space, const typename PairSpace<V>
 // A record: its global start and its count as position words
 // (WordCoding, one coder each for starts and counts to each member, a
 // round at a time: a byte or two each where records follow one another),
-// the codes, the capture marks (one byte per 8 positions). A pair of men
+// the codes as two byte planes (their low bytes, then their high bytes,
+// which pack better than the codes side by side: wire_packing.hpp), the
+// capture marks (one byte per 8 positions). A pair of men
 // only is a record of one position a half, so a fixed header of 16 bytes
 // would be most of what its results cost.
 // Portions [p0, p1) only, on every member at once (it may have none).
@@ -142,7 +143,11 @@ void send_home(const TeamContext<V>& member, const LevelShare<V>& share, std::si
                 o.resize(at + 2 * std::size_t{count} + (count + 7) / 8, std::byte{0});
                 std::byte* rec = o.data() + at;
                 const std::uint64_t s = portion.split ? pieces[i].staged + (l - pieces[i].first) : layout.storage(l);
-                std::memcpy(rec, codes.codes.data() + (s - codes.first), 2 * std::size_t{count});
+                const std::uint16_t* code = codes.codes.data() + (s - codes.first);
+                for (std::uint32_t x = 0; x < count; ++x) {
+                    rec[x] = static_cast<std::byte>(code[x] & 0xFF);
+                    rec[count + x] = static_cast<std::byte>(code[x] >> 8);
+                }
                 for (std::uint32_t x = 0; x < count; x += 64) {
                     const int n = static_cast<int>(std::min<std::uint32_t>(64, count - x));
                     const std::uint64_t bits = codes.capture_bits(s + x, n);
@@ -164,7 +169,10 @@ void send_home(const TeamContext<V>& member, const LevelShare<V>& share, std::si
                     throw std::logic_error("a team member sent results cut short, or of positions this member "
                                            "does not hold");
                 const std::byte* rec = in.data() + at;
-                std::memcpy(&home.code(g), rec, 2 * count);
+                std::uint16_t* code = &home.code(g);
+                for (std::uint64_t x = 0; x < count; ++x)
+                    code[x] = static_cast<std::uint16_t>(std::to_integer<unsigned>(rec[x]) |
+                                                         std::to_integer<unsigned>(rec[count + x]) << 8);
                 for (std::uint64_t x = 0; x < count; x += 64) {
                     const int n = static_cast<int>(std::min<std::uint64_t>(64, count - x));
                     std::uint64_t bits = 0;

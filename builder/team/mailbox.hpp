@@ -60,6 +60,10 @@ public:
     std::span<const T> from(int j) const noexcept {
         return {reinterpret_cast<const T*>(unpacked_.data() + start_[j]), (end_[j] - start_[j]) / sizeof(T)};
     }
+    // The same, to be decoded in place.
+    std::span<T> received(int j) noexcept {
+        return {reinterpret_cast<T*>(unpacked_.data() + start_[j]), (end_[j] - start_[j]) / sizeof(T)};
+    }
 
 private:
     // Member j's part, packed unless it is this member's own.
