@@ -95,7 +95,7 @@ struct Model {
     double read_fraction = 0.5;           // c_read / c: reading a table back, over solving it
     double memory_bytes = 192.0 * (1 << 30);  // a rank's memory for tables
     int distances = 150;                  // rounds of updates of a split level
-    double held_ratio = 4;                // a team of k holds a table whole only if k P' <= this x P (dtb's)
+    double held_ratio = dtb::TeamOptions{}.held_ratio;  // a team of k holds a table whole only if k P' <= this x P (dtb's)
     double shared_bytes = 4.16;           // bytes a position more when what it reads is shared out (measured)
     double shared_overhead = 1.19;        // f more by this less 1, the same (lookups into them are questions)
                                           // (both on shared_reference, all its tables shared out)

@@ -30,8 +30,10 @@ struct TeamOptions {
     // only if k P' <= held_ratio x P, P the positions of the material it
     // solves: each member receives the whole table, against 1/k of it when
     // it is shared out, so in a big team only small tables are worth a copy
-    // (docs/scaling.md). 0: every table shared out.
-    double held_ratio = 4;
+    // (docs/scaling.md, "What teams send, packed": 1 sends a quarter to
+    // a third less than 4 did, at the same processor time). 0: every
+    // table shared out.
+    double held_ratio = 1;
 };
 
 // Whether a level of `configurations` men configurations (each one pair of
