@@ -12,6 +12,7 @@
 
 #include <tbb/parallel_for.h>
 
+#include "builder/values/packed_codes.hpp"
 #include "builder/values/solved_values.hpp"
 #include "builder/solver/level_share.hpp"
 #include "builder/solver/pair_space.hpp"
@@ -69,9 +70,8 @@ void stage_in_table_order(const PairSpace<V>& space, const typename PairSpace<V>
 // A record: its global start and its count as position words
 // (WordCoding, one coder each for starts and counts to each member, a
 // round at a time: a byte or two each where records follow one another),
-// the codes as two byte planes (their low bytes, then their high bytes,
-// which pack better than the codes side by side: wire_packing.hpp), the
-// capture marks (one byte per 8 positions). A pair of men
+// the codes as two byte planes (codes_to_planes(), which pack better than
+// the codes side by side: wire_packing.hpp), the capture marks (one byte per 8 positions). A pair of men
 // only is a record of one position a half, so a fixed header of 16 bytes
 // would be most of what its results cost.
 // Portions [p0, p1) only, on every member at once (it may have none).
@@ -143,11 +143,7 @@ void send_home(const TeamContext<V>& member, const LevelShare<V>& share, std::si
                 o.resize(at + 2 * std::size_t{count} + (count + 7) / 8, std::byte{0});
                 std::byte* rec = o.data() + at;
                 const std::uint64_t s = portion.split ? pieces[i].staged + (l - pieces[i].first) : layout.storage(l);
-                const std::uint16_t* code = codes.codes.data() + (s - codes.first);
-                for (std::uint32_t x = 0; x < count; ++x) {
-                    rec[x] = static_cast<std::byte>(code[x] & 0xFF);
-                    rec[count + x] = static_cast<std::byte>(code[x] >> 8);
-                }
+                codes_to_planes(std::span(codes.codes).subspan(s - codes.first, count), rec);
                 for (std::uint32_t x = 0; x < count; x += 64) {
                     const int n = static_cast<int>(std::min<std::uint32_t>(64, count - x));
                     const std::uint64_t bits = codes.capture_bits(s + x, n);
@@ -169,10 +165,7 @@ void send_home(const TeamContext<V>& member, const LevelShare<V>& share, std::si
                     throw std::logic_error("a team member sent results cut short, or of positions this member "
                                            "does not hold");
                 const std::byte* rec = in.data() + at;
-                std::uint16_t* code = &home.code(g);
-                for (std::uint64_t x = 0; x < count; ++x)
-                    code[x] = static_cast<std::uint16_t>(std::to_integer<unsigned>(rec[x]) |
-                                                         std::to_integer<unsigned>(rec[count + x]) << 8);
+                codes_from_planes(rec, std::span(&home.code(g), count));
                 for (std::uint64_t x = 0; x < count; x += 64) {
                     const int n = static_cast<int>(std::min<std::uint64_t>(64, count - x));
                     std::uint64_t bits = 0;
