@@ -169,7 +169,7 @@ void run_split_queue(const TeamContext<V>& member, SolvedValues& work, const Lev
                                                                      : std::vector<std::uint32_t>{};
         const std::uint64_t batch = member.options.update_positions;
         const std::uint64_t batches = member.team.all_max((bucket.size() + batch - 1) / batch);
-        std::optional<Background> crossing;  // batch b - 1's positions
+        std::optional<Background::Work> crossing;  // batch b - 1's positions
         for (std::uint64_t b = 0; b < batches; ++b) {
             const std::size_t from = std::min<std::size_t>(bucket.size(), b * batch);
             const std::span<const std::uint32_t> entries = std::span<const std::uint32_t>(bucket).subspan(
@@ -236,7 +236,8 @@ void run_split_queue(const TeamContext<V>& member, SolvedValues& work, const Lev
                 std::adjacent_difference(first, last, first);
             }
             if (crossing) member.team.waited(crossing->wait());
-            crossing.emplace([&, x] { mail[x]->send(member.team, *sent[x], counts[x]); });
+            crossing.emplace(
+                member.buffers.background.start([&, x] { mail[x]->send(member.team, *sent[x], counts[x]); }));
             if (b > 0) apply(*mail[1 - x], d);
         }
         if (crossing) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "builder/values/solved_values.hpp"
+#include "builder/solver/background.hpp"
 #include "builder/solver/pair_space.hpp"
 #include "builder/team/mailbox.hpp"
 #include "builder/team/team_options.hpp"
@@ -46,6 +47,7 @@ struct TeamBuffers {
     std::vector<std::uint64_t> exit_bases;            // the blocks fetched, in order
     SolvedValues fetched;                             // the blocks' codes (fetch_blocks())
     SolvedValues staged;                              // split pairs' codes in the table's order (send_home())
+    Background background;                            // the exchanges beside the solving
 };
 
 // A team member as its level's parts see it. `tables` holds the team's

@@ -166,7 +166,7 @@ public:
         };
         fetch(0);
         for (std::size_t st = 0; st < stages; ++st) {
-            Background exchanges([&] {
+            Background::Work exchanges = buffers_.background.start([&] {
                 if (st > 0) send_home(member_, share, first_of(st - 1), first_of(st), store);
                 if (st + 1 < stages) fetch(st + 1);
             });
