@@ -17,11 +17,12 @@ namespace dtb {
 // (TeamMember: the results and fetched blocks of the stages next to the
 // one being solved; a split queue's batch of updates while the next is
 // worked). One thread serves a member's whole material (TeamBuffers): a
-// thread started for each piece, as before, cost its start and the release
-// of its stack's pages, a flush of every core's address cache, thousands
-// of times a material. Only that thread talks to the team meanwhile, so
-// the collectives keep their order. Its waits are polite (MPI's tests with
-// sleeps between), so it takes little processor time.
+// thread started for each piece would cost its start and the release of
+// its stack's pages, some 2,000 times a rank on Brazilian up to 5 with
+// every material on a team of 3 (docs/scaling.md). Only that thread talks
+// to the team meanwhile, so the collectives keep their order. Its waits are
+// polite (MPI's tests with sleeps between), so it takes little processor
+// time.
 class Background {
 public:
     // Work started: waited for by wait(), or else, its failure ignored,
