@@ -39,6 +39,7 @@ public:
 
         // Waits for the work to end and rethrows what it threw; the seconds waited.
         double wait() {
+            if (!owner_) throw std::logic_error("background work waited for twice, or after it was moved");
             const auto start = std::chrono::steady_clock::now();
             std::exchange(owner_, nullptr)->finish(true);
             return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -64,7 +65,7 @@ public:
     [[nodiscard]] Work start(std::function<void()> f) {
         {
             const std::lock_guard lock(mutex_);
-            if (work_ || !done_) throw std::logic_error("work given to a background thread that has some");
+            if (!done_) throw std::logic_error("work given to a background thread that has some");
             work_ = std::move(f);
             done_ = false;
         }
@@ -105,8 +106,8 @@ private:
 
     std::mutex mutex_;
     std::condition_variable changed_;
-    std::function<void()> work_;  // to start, null when none
-    bool done_ = true;            // no work running: none given, or the last one ended
+    std::function<void()> work_;  // given and not yet taken up by the thread, else null
+    bool done_ = true;            // no work given or running: none given, or the last one ended
     bool stop_ = false;
     std::exception_ptr failure_;
     std::thread thread_;  // last, so that it starts with the rest made

@@ -2,7 +2,7 @@
 // one thread does every piece of work given it, in turn; a failure comes
 // back to the caller that waits and leaves the thread serving; work not
 // waited for is waited for as its scope ends, so it never outlives what it
-// uses; work given while some runs is refused.
+// uses; work given while some runs, or waited for twice, is refused.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -16,6 +16,13 @@
 
 namespace dtb {
 namespace {
+
+// Whether the thread still does the work it is given.
+void expect_serving(Background& background) {
+    int value = 0;
+    background.start([&] { value = 7; }).wait();
+    EXPECT_EQ(value, 7);
+}
 
 TEST(Background, OneThreadDoesEveryPieceInTurn) {
     Background background;
@@ -50,9 +57,8 @@ TEST(Background, AFailureComesBackAndTheThreadServesOn) {
             }
         },
         std::runtime_error);
-    int value = 0;
-    background.start([&] { value = 7; }).wait();
-    EXPECT_EQ(value, 7);
+    expect_serving(background);
+    EXPECT_THROW((void)failing.wait(), std::logic_error);  // waited for once already
 }
 
 TEST(Background, WorkNotWaitedForEndsWithItsScope) {
@@ -74,9 +80,7 @@ TEST(Background, WorkNotWaitedForEndsWithItsScope) {
     {
         Background::Work work = background.start([] { throw std::runtime_error("dropped"); });
     }
-    int value = 0;
-    background.start([&] { value = 3; }).wait();
-    EXPECT_EQ(value, 3);
+    expect_serving(background);
 }
 
 TEST(Background, WorkGivenWhileSomeRunsIsRefused) {
