@@ -18,8 +18,10 @@
 // the derivation and the size limits.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <span>
 #include <stdexcept>
 
 #include "draughts/position.hpp"
@@ -302,6 +304,32 @@ draughts::Position<N> table_position(const Index<N>& own, const Index<N>& mirror
 template <int N>
 std::uint64_t paired_position(const Index<N>& own, const Index<N>& mirror, std::uint64_t g) noexcept {
     return g < own.size() ? 2 * g : 2 * own.rank_turned(mirror.unrank(g - own.size())) + 1;
+}
+
+// paired_position() of table positions g, g + 1, ..., one for each entry of
+// `out`: a men configuration of the second half is unranked and ranked
+// turned once, and its kings walked (Index::KingCursor), instead of every
+// position unranked and ranked whole. The writer of a paired .wld places
+// every position of the table this way.
+template <int N>
+void paired_positions(const Index<N>& own, const Index<N>& mirror, std::uint64_t g,
+                      std::span<std::uint64_t> out) noexcept {
+    std::size_t k = 0;
+    for (; k < out.size() && g + k < own.size(); ++k) out[k] = 2 * (g + k);
+    const std::uint64_t kings = mirror.king_placements();  // as many as own's
+    while (k < out.size()) {
+        const std::uint64_t i = g + k - own.size(), men = i / kings, first = i - men * kings;
+        const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(out.size() - k, kings - first));
+        const draughts::Position<N> q = mirror.unrank_men(men);
+        const auto free = Index<N>::geometry::board & ~q.occupied();
+        const std::uint64_t placed = own.rank_men_turned(q.white, q.black) * kings;
+        typename Index<N>::KingCursor cursor(mirror, q, first);
+        for (std::size_t j = 0; j < n; ++j) {
+            if (j > 0) cursor.next();
+            out[k + j] = 2 * (placed + own.rank_kings_turned(cursor.white_kings(), cursor.black_kings(), free)) + 1;
+        }
+        k += n;
+    }
 }
 
 // The table position g of position w of a .wld in placement order.

@@ -15,6 +15,9 @@ PairedOrder paired_order_of(const TableHeader& h) {
         const Index<N> own(h.material), mirror(h.material.mirrored());
         PairedOrder order;
         order.position = [own, mirror](std::uint64_t g) { return paired_position(own, mirror, g); };
+        order.positions = [own, mirror](std::uint64_t g, std::span<std::uint64_t> w) {
+            paired_positions(own, mirror, g, w);
+        };
         order.turned_men = [own, mirror](std::uint64_t men) {
             const draughts::Position<N> q = mirror.unrank_men(men);
             return own.rank_men_turned(q.white, q.black);

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <vector>
 
 #include "probe/table_file.hpp"
@@ -21,11 +22,12 @@ namespace dtb {
 
 // The placement order of a .wld for the material and board of `h` (any
 // kind's header), for code not compiled for one board: paired_position(),
-// and the men configuration of M whose placements are those of men
-// configuration `men` of M' turned round (their king placements, as many
-// in both, in another order).
+// paired_positions() of a run of positions, and the men configuration of M
+// whose placements are those of men configuration `men` of M' turned round
+// (their king placements, as many in both, in another order).
 struct PairedOrder {
     std::function<std::uint64_t(std::uint64_t g)> position;
+    std::function<void(std::uint64_t g, std::span<std::uint64_t> w)> positions;
     std::function<std::uint64_t(std::uint64_t men)> turned_men;
     std::uint64_t king_placements = 1;
 };

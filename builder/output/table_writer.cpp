@@ -1,6 +1,7 @@
 #include "builder/output/table_writer.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -141,13 +142,20 @@ public:
     // Codes (or dont_care) of table positions start.. (from several threads):
     // in one process to their places, in a team into the member's own codes.
     void put(std::uint64_t start, std::span<const std::uint32_t> codes) {
-        for (std::size_t k = 0; k < codes.size(); ++k) {
-            const unsigned v = codes[k] == dont_care ? 3u : wld_code(value_of_dtw_code(codes[k]).wdl);
-            if (team_) {
-                set(own_, start + k - first_, v);
-            } else {
-                set(bytes_, order_.position(start + k) - first_, v);
-            }
+        const auto code = [&](std::size_t k) {
+            return codes[k] == dont_care ? 3u : wld_code(value_of_dtw_code(codes[k]).wdl);
+        };
+        if (team_) {  // a block of the member's range: bytes of its own (blocks are 2^10 positions or more)
+            for (std::size_t k = 0; k < codes.size(); ++k) set(own_, start + k - first_, code(k));
+            return;
+        }
+        // Placed a few hundred at a time: a block's worth of places allocated
+        // for each block would be fresh pages each time, faulted in.
+        std::array<std::uint64_t, 512> w;
+        for (std::size_t k0 = 0; k0 < codes.size(); k0 += w.size()) {
+            const std::span<std::uint64_t> run(w.data(), std::min(w.size(), codes.size() - k0));
+            order_.positions(start + k0, run);
+            for (std::size_t k = 0; k < run.size(); ++k) set_shared(bytes_, run[k] - first_, code(k0 + k));
         }
     }
 
@@ -222,6 +230,7 @@ public:
             const auto next_code = [&] { return (std::to_integer<unsigned>(codes_at[read / 4]) >> (2 * (read++ % 4))) & 3u; };
             const auto [lo, hi] = first_half(team.rank(), firsts[k], firsts[k + 1]);
             for (std::uint64_t g = lo; g < hi; ++g) set(bytes_, 2 * g - first_, next_code());
+            std::vector<std::uint64_t> w;
             const std::uint64_t k_second = std::max(firsts[k], pps), k_end = firsts[k + 1];
             std::uint64_t men = 0;
             for (const std::byte* h = heads_at; h < heads_end;) {
@@ -233,10 +242,11 @@ public:
                 }
                 men += step;  // one past the configuration
                 const std::uint64_t lo2 = std::max(k_second, pps + (men - 1) * kings), hi2 = std::min(k_end, pps + men * kings);
-                for (std::uint64_t g = lo2; g < hi2; ++g) {
+                w.resize(hi2 - lo2);
+                order_.positions(lo2, w);
+                for (const std::uint64_t at : w) {
                     const unsigned v = next_code();
-                    const std::uint64_t w = order_.position(g);
-                    if (w >= first_ && w < end) set(bytes_, w - first_, v);
+                    if (at >= first_ && at < end) set(bytes_, at - first_, v);
                 }
             }
         }
@@ -276,9 +286,14 @@ public:
     }
 
 private:
-    static void set(std::vector<std::uint8_t>& bytes, std::uint64_t k, unsigned v) {
+    // Code v of position k, where other threads may be setting the byte's other positions.
+    static void set_shared(std::vector<std::uint8_t>& bytes, std::uint64_t k, unsigned v) {
         std::atomic_ref<std::uint8_t>(bytes[k / 4]).fetch_or(static_cast<std::uint8_t>(v << (2 * (k % 4))),
                                                              std::memory_order_relaxed);
+    }
+    // The same where no other thread writes the byte.
+    static void set(std::vector<std::uint8_t>& bytes, std::uint64_t k, unsigned v) {
+        bytes[k / 4] |= static_cast<std::uint8_t>(v << (2 * (k % 4)));
     }
 
     TableHeader header_;

@@ -293,6 +293,32 @@ TEST(Index, BlackToMoveMapsOntoTheMirror) {
         }
 }
 
+// The runs of paired_positions() are paired_position() of each position,
+// whatever run a writer asks for: runs that start anywhere and cross the
+// halves and the men configurations, on every material up to 4 pieces.
+template <int N>
+void check_paired_runs(int pieces) {
+    std::mt19937_64 random(N);
+    for (int n = 2; n <= pieces; ++n)
+        for (const Material& m : all_materials(n, false)) {
+            const Index<N> own(m), mirror(m.mirrored());
+            const std::uint64_t positions = 2 * own.size();
+            std::vector<std::uint64_t> w;
+            for (std::uint64_t g = 0; g < positions;) {
+                w.resize(std::min<std::uint64_t>(positions - g, 1 + random() % (2 * own.king_placements() + 3)));
+                paired_positions(own, mirror, g, w);
+                for (std::size_t k = 0; k < w.size(); ++k)
+                    ASSERT_EQ(w[k], paired_position(own, mirror, g + k)) << m.name() << " position " << g + k;
+                g += w.size();
+            }
+        }
+}
+
+TEST(Index, PairedRunsAsPositionByPosition6x6) { check_paired_runs<6>(4); }
+TEST(Index, PairedRunsAsPositionByPosition8x8) { check_paired_runs<8>(4); }
+TEST(Index, PairedRunsAsPositionByPosition10x10) { check_paired_runs<10>(3); }
+TEST(Index, PairedRunsAsPositionByPosition12x12) { check_paired_runs<12>(3); }
+
 // Potential levels by hand. MvK on 8x8: the man stands on rows 2-8, four
 // squares a row, advancement 6 down to 0: seven levels of 4 configurations.
 TEST(PotentialLevels, OneManOn8x8) {
