@@ -61,6 +61,7 @@ void return_free_memory() {
 void map_large_blocks() {
 #ifdef __GLIBC__
     if (std::getenv("MALLOC_MMAP_THRESHOLD_") == nullptr) mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+    if (std::getenv("MALLOC_TRIM_THRESHOLD_") == nullptr) mallopt(M_TRIM_THRESHOLD, 32 * 1024 * 1024);
 #endif
 }
 

@@ -41,7 +41,13 @@ void return_free_memory();
 // of each such block freed, up to 32 MiB, and keeps the freed blocks below
 // it in its heaps, where malloc_trim cannot always hand them back: a
 // build's frames, buffers and levels are of those sizes (docs/design.md,
-// Solver, "Memory"). Called once, as `dtb build` starts.
+// Solver, "Memory"). A heap's free top is handed back by itself only past
+// 32 MiB (M_TRIM_THRESHOLD, unless the user set MALLOC_TRIM_THRESHOLD_),
+// where fixing the first threshold left glibc's 128 KiB: every block under
+// 128 KiB freed at a heap's top was handed back and faulted in again by the
+// next, half the build's page faults; return_free_memory() still hands back
+// what is free as levels and materials end. Called once, as `dtb build`
+// starts.
 void map_large_blocks();
 
 }  // namespace dtb
