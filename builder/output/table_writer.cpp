@@ -230,7 +230,7 @@ public:
             const auto next_code = [&] { return (std::to_integer<unsigned>(codes_at[read / 4]) >> (2 * (read++ % 4))) & 3u; };
             const auto [lo, hi] = first_half(team.rank(), firsts[k], firsts[k + 1]);
             for (std::uint64_t g = lo; g < hi; ++g) set(bytes_, 2 * g - first_, next_code());
-            std::vector<std::uint64_t> w;
+            std::array<std::uint64_t, 512> w;  // places a run at a time: a configuration's kings may be millions
             const std::uint64_t k_second = std::max(firsts[k], pps), k_end = firsts[k + 1];
             std::uint64_t men = 0;
             for (const std::byte* h = heads_at; h < heads_end;) {
@@ -242,11 +242,13 @@ public:
                 }
                 men += step;  // one past the configuration
                 const std::uint64_t lo2 = std::max(k_second, pps + (men - 1) * kings), hi2 = std::min(k_end, pps + men * kings);
-                w.resize(hi2 - lo2);
-                order_.positions(lo2, w);
-                for (const std::uint64_t at : w) {
-                    const unsigned v = next_code();
-                    if (at >= first_ && at < end) set(bytes_, at - first_, v);
+                for (std::uint64_t g = lo2; g < hi2; g += w.size()) {
+                    const std::span<std::uint64_t> run(w.data(), std::min<std::uint64_t>(w.size(), hi2 - g));
+                    order_.positions(g, run);
+                    for (const std::uint64_t at : run) {
+                        const unsigned v = next_code();
+                        if (at >= first_ && at < end) set(bytes_, at - first_, v);
+                    }
                 }
             }
         }
