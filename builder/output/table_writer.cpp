@@ -149,14 +149,8 @@ public:
             for (std::size_t k = 0; k < codes.size(); ++k) set(own_, start + k - first_, code(k));
             return;
         }
-        // Placed a few hundred at a time: a block's worth of places allocated
-        // for each block would be fresh pages each time, faulted in.
-        std::array<std::uint64_t, 512> w;
-        for (std::size_t k0 = 0; k0 < codes.size(); k0 += w.size()) {
-            const std::span<std::uint64_t> run(w.data(), std::min(w.size(), codes.size() - k0));
-            order_.positions(start + k0, run);
-            for (std::size_t k = 0; k < run.size(); ++k) set_shared(bytes_, run[k] - first_, code(k0 + k));
-        }
+        for_each_place(start, codes.size(),
+                       [&](std::uint64_t k, std::uint64_t w) { set_shared(bytes_, w - first_, code(k)); });
     }
 
     // Collective, a team's members each with the same range of g put() and
@@ -230,7 +224,6 @@ public:
             const auto next_code = [&] { return (std::to_integer<unsigned>(codes_at[read / 4]) >> (2 * (read++ % 4))) & 3u; };
             const auto [lo, hi] = first_half(team.rank(), firsts[k], firsts[k + 1]);
             for (std::uint64_t g = lo; g < hi; ++g) set(bytes_, 2 * g - first_, next_code());
-            std::array<std::uint64_t, 512> w;  // places a run at a time: a configuration's kings may be millions
             const std::uint64_t k_second = std::max(firsts[k], pps), k_end = firsts[k + 1];
             std::uint64_t men = 0;
             for (const std::byte* h = heads_at; h < heads_end;) {
@@ -242,14 +235,10 @@ public:
                 }
                 men += step;  // one past the configuration
                 const std::uint64_t lo2 = std::max(k_second, pps + (men - 1) * kings), hi2 = std::min(k_end, pps + men * kings);
-                for (std::uint64_t g = lo2; g < hi2; g += w.size()) {
-                    const std::span<std::uint64_t> run(w.data(), std::min<std::uint64_t>(w.size(), hi2 - g));
-                    order_.positions(g, run);
-                    for (const std::uint64_t at : run) {
-                        const unsigned v = next_code();
-                        if (at >= first_ && at < end) set(bytes_, at - first_, v);
-                    }
-                }
+                for_each_place(lo2, hi2 - lo2, [&](std::uint64_t, std::uint64_t w) {
+                    const unsigned v = next_code();
+                    if (w >= first_ && w < end) set(bytes_, w - first_, v);
+                });
             }
         }
     }
@@ -288,6 +277,21 @@ public:
     }
 
 private:
+    // f(k, w) for table positions g + k, k < n, in order, w the file's
+    // place of each (PairedOrder::positions()), a few hundred at a time: a
+    // men configuration's places may be millions (a kings-only material's
+    // are all of them), and a block's allocated for each block would be
+    // fresh pages each time, faulted in.
+    template <class F>
+    void for_each_place(std::uint64_t g, std::uint64_t n, F&& f) const {
+        std::array<std::uint64_t, 512> places;
+        for (std::uint64_t k0 = 0; k0 < n; k0 += places.size()) {
+            const std::span<std::uint64_t> run(places.data(), std::min<std::uint64_t>(places.size(), n - k0));
+            order_.positions(g + k0, run);
+            for (std::size_t k = 0; k < run.size(); ++k) f(k0 + k, run[k]);
+        }
+    }
+
     // Code v of position k, where other threads may be setting the byte's other positions.
     static void set_shared(std::vector<std::uint8_t>& bytes, std::uint64_t k, unsigned v) {
         std::atomic_ref<std::uint8_t>(bytes[k / 4]).fetch_or(static_cast<std::uint8_t>(v << (2 * (k % 4))),
