@@ -185,9 +185,10 @@ private:
 struct TableSources {
     // Table s whole, or null if no one else has it all.
     std::function<std::shared_ptr<const SolvedValues>(const Material&)> whole;
-    // Fills `into` (a range of its table, from a multiple of 64) from others;
-    // false if they lack some of it.
-    std::function<bool(SolvedValues& into)> range;
+    // Positions [first, first + count) of table s (first a multiple of 64):
+    // this member's own kept range if it holds them, else filled from
+    // others; null if they lack some of it.
+    RangeSource range;
     // Told what this member read back from the files (may be empty); a
     // table the team reads together counts its sharing among the members.
     std::function<void(const ReadBacks&)> read_back;

@@ -269,11 +269,17 @@ private:
             if (values) kept_.keep(values);
             return values;
         };
-        sources.range = [&](SolvedValues& into) {
-            return fill(into, holders) || store_.read_packed(into.material, TableKind::dtw, [&] {
-                                              read_packed_range<V>(variant_dir_, into);
-                                              return true;
-                                          }).has_value();
+        sources.range = [&](const Material& s, std::uint64_t per_side, std::uint64_t first,
+                            std::uint64_t count) -> std::shared_ptr<const SolvedValues> {
+            // This rank's own range of s (solved by a team of this size) or s whole: read where it is.
+            if (auto mine = kept_.find(s, &reads); mine && mine->holds(first) && mine->holds(first + count - 1)) return mine;
+            auto into = std::make_shared<SolvedValues>(s, per_side, first, count);
+            if (fill(*into, holders) || store_.read_packed(s, TableKind::dtw, [&] {
+                                            read_packed_range<V>(variant_dir_, *into);
+                                            return true;
+                                        }).has_value())
+                return into;
+            return nullptr;
         };
         sources.read_back = [&](const ReadBacks& read) { store_.count_read_back(read); };
         sources.keep_home = pack;  // some job reads it

@@ -54,6 +54,7 @@ void return_free_memory() {
     // second thread calling at once walked bins not yet made and crashed.
     static std::mutex one_at_a_time;
     const std::lock_guard lock(one_at_a_time);
+    if (mallinfo2().fordblks < kept_free_bytes) return;
     malloc_trim(0);
 #endif
 }

@@ -28,12 +28,16 @@ struct MemoryNow {
     std::uint64_t heap_allocated = 0, heap_free = 0;
 };
 MemoryNow memory_now();
-// Hands back to the system the memory the allocator holds free. glibc keeps
-// what its heaps freed for later use; over a build of many tables, each
-// solved, packed, unpacked, read back and released, that grew to gigabytes
-// above what the build holds (docs/design.md, Solver, "Memory"). Called as
-// each level of a material starts (MaterialSolver, in every kind of build)
-// and once a material is done.
+// Hands back to the system the memory the allocator holds free, once its
+// heaps hold more than kept_free_bytes free. glibc keeps what its heaps
+// freed for later use; over a build of many tables, each solved, packed,
+// unpacked, read back and released, that grew to gigabytes above what the
+// build holds (docs/design.md, Solver, "Memory"). Called as each level of a
+// material starts (MaterialSolver, in every kind of build) and once a
+// material is done. Less than kept_free_bytes stays for the next level's
+// buffers, which would otherwise be faulted in afresh (a team member's
+// levels free and take again such buffers many times a material).
+inline constexpr std::uint64_t kept_free_bytes = std::uint64_t{64} << 20;
 void return_free_memory();
 // Blocks of 128 KiB and more taken from the system and handed back each on
 // its own (glibc's M_MMAP_THRESHOLD fixed at 128 KiB), unless the user set

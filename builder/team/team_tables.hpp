@@ -2,7 +2,8 @@
 // members (docs/design.md, "Distributed build"). Slot 0 is the material being
 // solved: each member is the home of one range of its positions, filled level
 // by level as the team solves them. The other slots are the materials its
-// captures and promotions lead to: each member loads its range of their files.
+// captures and promotions lead to: each member holds its range of them, read
+// in place where its rank keeps it, else fetched or loaded from the files.
 // So a member holds about 1/size() of everything, and memory per rank falls
 // as ranks are added. A position of any slot is named by one 64-bit word (the
 // slot in the top byte, the position in the table below it); the value of a
@@ -34,6 +35,12 @@
 
 namespace dtb {
 
+// Positions [first, first + count) of table s (per_side a side, first a
+// multiple of 64), held by what it returns (which may hold more), or null
+// where it cannot give them.
+using RangeSource = std::function<std::shared_ptr<const SolvedValues>(const Material& s, std::uint64_t per_side,
+                                                                      std::uint64_t first, std::uint64_t count)>;
+
 template <class V>
 class TeamTables {
 public:
@@ -49,30 +56,36 @@ public:
     }
 
     // `solving` is split over the team with ranges aligned to 2^block_shift
-    // positions (the blocks of its table); each of `successors` (those
-    // shared out, not held whole by every member) has its range of blocks
-    // filled by `from_others` (may be empty) or else read from its .dtw file
-    // in `variant_dir`, capture positions answered by `loading`
+    // positions (the blocks of its table); of each of `successors` (those
+    // shared out, not held whole by every member) this member holds its
+    // range: as `from_others` (may be empty) gives it, or else read from its
+    // .dtw file in `variant_dir`, capture positions answered by `loading`
     // (load_solved_values()).
     TeamTables(Team& team, const Material& solving, int block_shift, const std::vector<Material>& successors,
                const std::filesystem::path& variant_dir, const Successors<V>& loading,
-               const std::function<bool(SolvedValues&)>& from_others = {}) {
+               const RangeSource& from_others = {}) {
         if (successors.size() + 1 > 255) throw std::runtime_error("a material with more than 254 successors");
         const int members = team.size(), me = team.rank();
         const std::uint64_t per_side = Index<N>(solving).size();
         const std::uint64_t total = table_positions<N>(solving);
-        add_slot(solving, Ranges::split(total, members, block_shift), SolvedValues());
-        Slot& own = slots_.back();
-        own.mine = SolvedValues(solving, per_side, own.ranges.first(me), own.ranges.count(me));
+        Ranges homes = Ranges::split(total, members, block_shift);
+        home_ = std::make_shared<SolvedValues>(solving, per_side, homes.first(me), homes.count(me));
+        add_slot(solving, std::move(homes), home_);
         for (const Material& s : successors) {
             const TableFile file = open_dtw_table<V>(variant_dir, s);
             const TableHeader& h = file.header();
             Ranges ranges = Ranges::split(h.positions(), members, h.block_shift);
-            const std::uint64_t first_block = ranges.first(me) >> h.block_shift;
-            const std::uint64_t last_block = (ranges.first(me + 1) + h.block_positions() - 1) >> h.block_shift;
-            SolvedValues mine(s, h.positions_per_side, ranges.first(me), ranges.count(me));
-            if (!mine.codes.empty() && (!from_others || !from_others(mine)))
-                read_back_.count([&] { load_solved_values<V>(mine, file, loading, first_block, last_block); });
+            const std::uint64_t first = ranges.first(me), count = ranges.count(me);
+            std::shared_ptr<const SolvedValues> mine;
+            if (count > 0 && from_others) mine = from_others(s, h.positions_per_side, first, count);
+            if (!mine) {
+                auto read = std::make_shared<SolvedValues>(s, h.positions_per_side, first, count);
+                const std::uint64_t first_block = first >> h.block_shift;
+                const std::uint64_t last_block = (first + count + h.block_positions() - 1) >> h.block_shift;
+                if (count > 0)
+                    read_back_.count([&] { load_solved_values<V>(*read, file, loading, first_block, last_block); });
+                mine = std::move(read);
+            }
             add_slot(s, std::move(ranges), std::move(mine));
         }
     }
@@ -137,7 +150,7 @@ public:
     }
     // Where the code of `word` is, held here.
     const std::uint16_t* where(std::uint64_t w) const noexcept {
-        const SolvedValues& held = slots_[w >> position_bits].mine;
+        const SolvedValues& held = *slots_[w >> position_bits].mine;
         return held.codes.data() + ((w & position_mask) - held.first);
     }
 
@@ -148,22 +161,15 @@ public:
     bool shares_successors() const noexcept { return slots_.size() > 1; }
 
     // This member's range of the material being solved, and everyone's.
-    SolvedValues& home() noexcept { return slots_[0].mine; }
+    SolvedValues& home() noexcept { return *home_; }
     const Ranges& homes() const noexcept { return slots_[0].ranges; }
-
-    // Bytes of values held here.
-    std::uint64_t bytes() const noexcept {
-        std::uint64_t sum = 0;
-        for (const Slot& s : slots_) sum += s.mine.bytes();
-        return sum;
-    }
 
 private:
     static constexpr std::uint64_t position_mask = (std::uint64_t{1} << position_bits) - 1;
 
     struct Slot {
         Ranges ranges;
-        SolvedValues mine;
+        std::shared_ptr<const SolvedValues> mine;  // holds this member's range, maybe more (a kept table)
     };
     // One orientation of a slot's material: its positions start at `offset`.
     struct Entry {
@@ -173,7 +179,7 @@ private:
         std::uint64_t offset;
     };
 
-    void add_slot(const Material& m, Ranges ranges, SolvedValues mine) {
+    void add_slot(const Material& m, Ranges ranges, std::shared_ptr<const SolvedValues> mine) {
         const int slot = static_cast<int>(slots_.size());
         const Index<N> own(m);
         if (static_cast<std::uint64_t>(sides_of(m)) * own.size() > position_mask)
@@ -183,6 +189,7 @@ private:
         if (m.mirrored() != m) entries_.push_back({material_key(m.mirrored()), slot, Index<N>(m.mirrored()), own.size()});
     }
 
+    std::shared_ptr<SolvedValues> home_;  // slot 0's
     std::vector<Slot> slots_;
     std::vector<Entry> entries_;
     ReadBacks read_back_;
