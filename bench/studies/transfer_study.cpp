@@ -13,6 +13,7 @@
 //     transfer_study VARIANT DIR MATERIAL...
 //
 // Not a test: it measures.
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <string>
@@ -70,7 +71,7 @@ void study(const std::filesystem::path& dir, const std::vector<std::string>& nam
                 unpack += seconds_since(start);
                 if (!error.empty()) throw std::runtime_error(error);
             }
-            if (back != t.codes) throw std::logic_error("a round trip changed the codes");
+            if (!std::ranges::equal(back, t.codes)) throw std::logic_error("a round trip changed the codes");
         }
         report(fmt::format("zstd level {}", level), codes, packed, pack, unpack);
     }

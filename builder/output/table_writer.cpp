@@ -23,6 +23,7 @@
 
 #include "builder/output/replaced_file.hpp"
 #include "dtb.h"
+#include "builder/system/huge_pages.hpp"
 #include "builder/system/work_profile.hpp"
 #include "probe/errors.hpp"
 #include "probe/rule_count.hpp"
@@ -34,6 +35,17 @@
 namespace dtb {
 
 namespace {
+
+// A thread's array of n elements for one use (`Use` tells them apart),
+// kept from block to block: a block's codes (2^16 of 4 bytes by default)
+// are above the size glibc maps on its own (map_large_blocks()), so an
+// array made anew for each block would be mapped and faulted in afresh.
+template <class T, int Use>
+std::span<T> block_scratch(std::size_t n) {
+    thread_local std::vector<T> kept;
+    if (kept.size() < n) kept.resize(n);
+    return {kept.data(), n};
+}
 
 // A dont_care position takes the value before it in the block (or the
 // first real value after it, at the start), which keeps runs unbroken.
@@ -55,13 +67,15 @@ std::vector<std::byte> wld_bytes(std::span<const std::uint32_t> codes) {
 // .dtw bytes of `dtw_bits`: capture positions take fillers, and in
 // `version` 2 draws too. A .rul's are those of 8 bits in version 1 (its
 // writer marks the draws it leaves out dont_care itself).
-std::vector<std::byte> dtw_bytes(std::span<const std::uint32_t> codes, int dtw_bits, std::uint32_t version) {
-    std::vector<std::uint32_t> cared(codes.begin(), codes.end());
+// The bytes are the thread's, until its next call.
+std::span<const std::byte> dtw_bytes(std::span<const std::uint32_t> codes, int dtw_bits, std::uint32_t version) {
+    const std::span<std::uint32_t> cared = block_scratch<std::uint32_t, 0>(codes.size());
+    std::copy(codes.begin(), codes.end(), cared.begin());
     if (version >= 2)
         for (std::uint32_t& c : cared)
             if (c == 0) c = dont_care;
     fill_dont_care(cared);
-    std::vector<std::byte> dtw(cared.size() * static_cast<std::size_t>(dtw_bits / 8));
+    const std::span<std::byte> dtw = block_scratch<std::byte, 4>(cared.size() * static_cast<std::size_t>(dtw_bits / 8));
     for (std::size_t k = 0; k < cared.size(); ++k) {
         if (dtw_bits == 8) {
             dtw[k] = static_cast<std::byte>(cared[k]);
@@ -134,6 +148,8 @@ private:
 // position (put()); a team member the range it writes, from every member's
 // codes of its own range of g (exchange()).
 class PairedWld {
+    using Bytes = HugePagedVector<std::uint8_t>;
+
 public:
     PairedWld(const TableHeader& header, std::uint64_t first, std::uint64_t count, bool team = false)
         : header_(header), order_(paired_order_of(header)), first_(first), count_(count),
@@ -167,7 +183,7 @@ public:
         const auto owner = [&](std::uint64_t w) {
             return static_cast<int>(std::upper_bound(firsts.begin(), firsts.end() - 1, w) - firsts.begin()) - 1;
         };
-        const auto code_at = [&](const std::vector<std::uint8_t>& bytes, std::uint64_t k) {
+        const auto code_at = [&](const Bytes& bytes, std::uint64_t k) {
             return (bytes[k / 4] >> (2 * (k % 4))) & 3u;
         };
         // The first half's g of member j's range of w: [ceil(first / 2), ceil(end / 2)).
@@ -203,6 +219,9 @@ public:
         }
         std::vector<std::byte> out;
         std::vector<std::size_t> counts(members);
+        std::size_t total = 0;
+        for (int j = 0; j < members; ++j) total += 8 + heads[j].size() + codes[j].size();
+        out.reserve(total);
         for (int j = 0; j < members; ++j) {
             const std::size_t before = out.size();
             std::byte size[8];
@@ -248,15 +267,16 @@ public:
     // fill_dont_care() does for each side's positions of the block.
     std::vector<std::byte> compressed(std::uint64_t b, int level) const {
         const std::uint64_t start = header_.block_first(b), n = header_.block_values(b);
-        std::vector<std::uint32_t> side[2];
+        const std::span<std::uint32_t> side[2] = {block_scratch<std::uint32_t, 1>((n + 1) / 2),
+                                                  block_scratch<std::uint32_t, 2>(n / 2)};
         for (std::uint64_t k = 0; k < n; ++k) {
             const std::uint64_t at = start + k - first_;
             const unsigned v = (bytes_[at / 4] >> (2 * (at % 4))) & 3u;
-            side[k % 2].push_back(v == 3 ? dont_care : v == wld_code(Wdl::win) ? 2 : v == wld_code(Wdl::loss) ? 1 : 0);
+            side[k % 2][k / 2] = v == 3 ? dont_care : v == wld_code(Wdl::win) ? 2 : v == wld_code(Wdl::loss) ? 1 : 0;
         }
         fill_dont_care(side[0]);
         fill_dont_care(side[1]);
-        std::vector<std::uint32_t> codes(n);
+        const std::span<std::uint32_t> codes = block_scratch<std::uint32_t, 3>(n);
         for (std::uint64_t k = 0; k < n; ++k) codes[k] = side[k % 2][k / 2];
         return zstd_compress(wld_bytes(codes), level);
     }
@@ -293,20 +313,20 @@ private:
     }
 
     // Code v of position k, where other threads may be setting the byte's other positions.
-    static void set_shared(std::vector<std::uint8_t>& bytes, std::uint64_t k, unsigned v) {
+    static void set_shared(Bytes& bytes, std::uint64_t k, unsigned v) {
         std::atomic_ref<std::uint8_t>(bytes[k / 4]).fetch_or(static_cast<std::uint8_t>(v << (2 * (k % 4))),
                                                              std::memory_order_relaxed);
     }
     // The same where no other thread writes the byte.
-    static void set(std::vector<std::uint8_t>& bytes, std::uint64_t k, unsigned v) {
+    static void set(Bytes& bytes, std::uint64_t k, unsigned v) {
         bytes[k / 4] |= static_cast<std::uint8_t>(v << (2 * (k % 4)));
     }
 
     TableHeader header_;
     PairedOrder order_;
     std::uint64_t first_, count_;
-    std::vector<std::uint8_t> bytes_;  // positions first_.. of the file
-    std::vector<std::uint8_t> own_;    // a team member's codes of its range of g
+    Bytes bytes_;  // positions first_.. of the file
+    Bytes own_;    // a team member's codes of its range of g
     bool team_;
 };
 
@@ -418,7 +438,7 @@ std::vector<CompressedBlock> compress_blocks(const TableHeader& header, const Ta
         const auto piece = step.piece();
         const std::uint64_t b = first + i;
         const std::uint64_t start = header.block_first(b);
-        std::vector<std::uint32_t> codes(header.block_values(b));
+        const std::span<std::uint32_t> codes = block_scratch<std::uint32_t, 3>(header.block_values(b));
         values(start, codes);
         for (std::uint32_t c : codes)
             if (c != dont_care && c > max_code)
@@ -765,7 +785,7 @@ WrittenTable write_rule_table(const std::filesystem::path& directory, const Tabl
         tbb::parallel_for(std::uint64_t{0}, count, [&](std::uint64_t i) {
             const auto piece = step.piece();
             const std::uint64_t b = first + i, start = header.block_first(b);
-            std::vector<std::uint32_t> codes(header.block_values(b));
+            const std::span<std::uint32_t> codes = block_scratch<std::uint32_t, 3>(header.block_values(b));
             values(start, codes);
             std::optional<WldReader> plain;  // the draws a .rul of version 2 leaves to the .wld
             if (wld) plain.emplace(*wld);

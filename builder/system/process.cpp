@@ -9,6 +9,8 @@
 #include <string>
 #include <mutex>
 
+#include "builder/system/huge_pages.hpp"
+
 namespace dtb {
 
 std::uint64_t physical_memory() {
@@ -44,6 +46,7 @@ MemoryNow memory_now() {
     now.heap_allocated = heaps.uordblks + heaps.hblkhd;  // in the heaps' arenas, and mapped on their own
     now.heap_free = heaps.fordblks;
 #endif
+    now.heap_allocated += huge_paged_bytes();
     return now;
 }
 

@@ -21,8 +21,9 @@ std::uint64_t peak_resident_bytes();
 double cpu_seconds();
 
 // The process's memory now, in bytes: resident, of its own (anonymous) and
-// of files it maps (its code, and tables the probe library maps); and of
-// glibc's heaps (zero elsewhere), what is allocated and what they hold free.
+// of files it maps (its code, and tables the probe library maps); what is
+// allocated, in glibc's heaps (zero elsewhere) and in large blocks
+// (huge_pages.hpp), and what the heaps hold free.
 struct MemoryNow {
     std::uint64_t resident_anonymous = 0, resident_file = 0;
     std::uint64_t heap_allocated = 0, heap_free = 0;

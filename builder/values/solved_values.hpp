@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "builder/system/huge_pages.hpp"
 #include "builder/values/men_cache.hpp"
 #include "probe/index.hpp"
 #include "probe/prober.hpp"
@@ -34,8 +35,8 @@ struct SolvedValues {
     Material material;
     std::uint64_t positions_per_side = 0;
     std::uint64_t first = 0;  // the first position held, a multiple of 64
-    std::vector<std::uint16_t> codes;  // positions first .. first + codes.size() - 1
-    std::vector<std::uint64_t> capture;
+    HugePagedVector<std::uint16_t> codes;  // positions first .. first + codes.size() - 1
+    HugePagedVector<std::uint64_t> capture;
     std::uint32_t max_code = 0;  // the largest code of a position without a capture (set by the solver)
 
     SolvedValues() = default;

@@ -143,7 +143,7 @@ TEST(Solver, LetGoTablesAreReadAgain) {
     job.pack = true;
     job.hold = true;
     executor.solve_plain(m, job);
-    const std::vector<std::uint16_t> solved = kept.find_whole(m)->codes;
+    const HugePagedVector<std::uint16_t> solved = kept.find_whole(m)->codes;
     ASSERT_EQ(solved.size(), Index<8>(m).size() * 2);
     // Its successors were read back from their files for the solve, and kept.
     const std::shared_ptr<const SolvedValues> successor = kept.find_whole(Material::parse("KvK"));
