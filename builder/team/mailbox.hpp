@@ -101,7 +101,7 @@ private:
 
     std::vector<std::vector<T>> out_;
     std::vector<std::size_t> counts_;
-    std::vector<std::byte> staging_;
+    HugePagedVector<std::byte> staging_;
     Team::Received received_;
     Buffer unpacked_;
     std::vector<std::size_t> start_, end_;  // where each member's part is in unpacked_

@@ -14,11 +14,14 @@
 #include <stdexcept>
 #include <vector>
 
+#include "builder/system/huge_pages.hpp"
+
 namespace dtb {
 
 // Bytes whose storage is kept from one use to the next, without being
 // cleared: the rounds of a level reuse their buffers instead of allocating
-// (and the kernel zeroing) them afresh.
+// (and the kernel zeroing) them afresh. 2 MiB or more are on huge pages
+// (huge_pages.hpp).
 class Buffer {
 public:
     std::byte* data() noexcept { return data_.get(); }
@@ -27,14 +30,19 @@ public:
     // Room for n bytes; the contents are lost if it grows.
     void resize(std::size_t n) {
         if (n > capacity_) {
-            capacity_ = std::max(n, capacity_ + capacity_ / 2);
-            data_.reset(new std::byte[capacity_]);  // default-initialised: not zeroed
+            const std::size_t capacity = std::max(n, capacity_ + capacity_ / 2);
+            data_ = {HugePaged<std::byte>().allocate(capacity), Release{capacity}};  // not zeroed here
+            capacity_ = capacity;
         }
         size_ = n;
     }
 
 private:
-    std::unique_ptr<std::byte[]> data_;
+    struct Release {
+        std::size_t bytes;  // no default member initializer, so that data_ can be default-constructed
+        void operator()(std::byte* p) const noexcept { HugePaged<std::byte>().deallocate(p, bytes); }
+    };
+    std::unique_ptr<std::byte[], Release> data_;
     std::size_t size_ = 0, capacity_ = 0;
 };
 

@@ -55,7 +55,7 @@ WirePacker::WirePacker() : contexts_(std::make_unique<Contexts>()) {
 
 WirePacker::~WirePacker() = default;
 
-void WirePacker::pack(std::span<const std::byte> raw, std::size_t element_size, std::vector<std::byte>& out) {
+void WirePacker::pack(std::span<const std::byte> raw, std::size_t element_size, HugePagedVector<std::byte>& out) {
     if (raw.empty()) return;
     const std::size_t at = out.size();
     if (raw.size() >= wire_smallest_packed) {

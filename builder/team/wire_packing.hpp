@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "builder/system/huge_pages.hpp"
+
 namespace dtb {
 
 class WirePacker {
@@ -28,7 +30,7 @@ public:
     WirePacker& operator=(const WirePacker&) = delete;
 
     // Appends `raw`, elements of `element_size` bytes, packed to `out`.
-    void pack(std::span<const std::byte> raw, std::size_t element_size, std::vector<std::byte>& out);
+    void pack(std::span<const std::byte> raw, std::size_t element_size, HugePagedVector<std::byte>& out);
 
     // The unpacked size of packed part `part` (all of it), which unpack() checks.
     static std::size_t unpacked_size(std::span<const std::byte> part);
@@ -39,7 +41,7 @@ public:
 private:
     struct Contexts;
     std::unique_ptr<Contexts> contexts_;  // zstd's, kept from part to part
-    std::vector<std::byte> planes_;  // a part's byte planes, packed or unpacked
+    HugePagedVector<std::byte> planes_;  // a part's byte planes, packed or unpacked
 };
 
 }  // namespace dtb

@@ -21,7 +21,7 @@ namespace {
 template <class T>
 std::vector<T> round_trip(const std::vector<T>& raw, std::size_t* packed_size = nullptr) {
     WirePacker packer;
-    std::vector<std::byte> packed;
+    HugePagedVector<std::byte> packed;
     packer.pack(std::as_bytes(std::span<const T>(raw)), sizeof(T), packed);
     if (packed_size) *packed_size = packed.size();
     std::vector<T> back(WirePacker::unpacked_size(packed) / sizeof(T));
@@ -61,7 +61,7 @@ TEST(WirePacking, CodesThatRunLongCrossSmall) {
 TEST(WirePacking, ADamagedPartIsRefused) {
     std::vector<std::uint16_t> codes(10000, 5);
     WirePacker packer;
-    std::vector<std::byte> packed;
+    HugePagedVector<std::byte> packed;
     packer.pack(std::as_bytes(std::span<const std::uint16_t>(codes)), 2, packed);
     std::vector<std::uint16_t> back(codes.size());
     auto* into = reinterpret_cast<std::byte*>(back.data());
