@@ -40,6 +40,7 @@ namespace {
 // kept from block to block: a block's codes (2^16 of 4 bytes by default)
 // are above the size glibc maps on its own (map_large_blocks()), so an
 // array made anew for each block would be mapped and faulted in afresh.
+// A thread keeps its five (about 0.9 MiB at 2^16 codes a block) until it ends.
 template <class T, int Use>
 std::span<T> block_scratch(std::size_t n) {
     thread_local std::vector<T> kept;
