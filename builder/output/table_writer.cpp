@@ -36,12 +36,13 @@ namespace dtb {
 
 namespace {
 
-// A thread's array of n elements for one use (`Use` tells them apart),
+// A thread's array of n elements for one use (`Use`),
 // kept from block to block: a block's codes (2^16 of 4 bytes by default)
 // are above the size glibc maps on its own (map_large_blocks()), so an
 // array made anew for each block would be mapped and faulted in afresh.
 // A thread keeps its five (about 0.9 MiB at 2^16 codes a block) until it ends.
-template <class T, int Use>
+enum class BlockArray { codes, cared, even_side, odd_side, dtw };
+template <class T, BlockArray Use>
 std::span<T> block_scratch(std::size_t n) {
     thread_local std::vector<T> kept;
     if (kept.size() < n) kept.resize(n);
@@ -70,13 +71,14 @@ std::vector<std::byte> wld_bytes(std::span<const std::uint32_t> codes) {
 // writer marks the draws it leaves out dont_care itself).
 // The bytes are the thread's, until its next call.
 std::span<const std::byte> dtw_bytes(std::span<const std::uint32_t> codes, int dtw_bits, std::uint32_t version) {
-    const std::span<std::uint32_t> cared = block_scratch<std::uint32_t, 0>(codes.size());
+    const std::span<std::uint32_t> cared = block_scratch<std::uint32_t, BlockArray::cared>(codes.size());
     std::copy(codes.begin(), codes.end(), cared.begin());
     if (version >= 2)
         for (std::uint32_t& c : cared)
             if (c == 0) c = dont_care;
     fill_dont_care(cared);
-    const std::span<std::byte> dtw = block_scratch<std::byte, 4>(cared.size() * static_cast<std::size_t>(dtw_bits / 8));
+    const std::size_t bytes = cared.size() * static_cast<std::size_t>(dtw_bits / 8);
+    const std::span<std::byte> dtw = block_scratch<std::byte, BlockArray::dtw>(bytes);
     for (std::size_t k = 0; k < cared.size(); ++k) {
         if (dtw_bits == 8) {
             dtw[k] = static_cast<std::byte>(cared[k]);
@@ -268,8 +270,8 @@ public:
     // fill_dont_care() does for each side's positions of the block.
     std::vector<std::byte> compressed(std::uint64_t b, int level) const {
         const std::uint64_t start = header_.block_first(b), n = header_.block_values(b);
-        const std::span<std::uint32_t> side[2] = {block_scratch<std::uint32_t, 1>((n + 1) / 2),
-                                                  block_scratch<std::uint32_t, 2>(n / 2)};
+        const std::span<std::uint32_t> side[2] = {block_scratch<std::uint32_t, BlockArray::even_side>((n + 1) / 2),
+                                                  block_scratch<std::uint32_t, BlockArray::odd_side>(n / 2)};
         for (std::uint64_t k = 0; k < n; ++k) {
             const std::uint64_t at = start + k - first_;
             const unsigned v = (bytes_[at / 4] >> (2 * (at % 4))) & 3u;
@@ -277,7 +279,7 @@ public:
         }
         fill_dont_care(side[0]);
         fill_dont_care(side[1]);
-        const std::span<std::uint32_t> codes = block_scratch<std::uint32_t, 3>(n);
+        const std::span<std::uint32_t> codes = block_scratch<std::uint32_t, BlockArray::codes>(n);
         for (std::uint64_t k = 0; k < n; ++k) codes[k] = side[k % 2][k / 2];
         return zstd_compress(wld_bytes(codes), level);
     }
@@ -439,7 +441,7 @@ std::vector<CompressedBlock> compress_blocks(const TableHeader& header, const Ta
         const auto piece = step.piece();
         const std::uint64_t b = first + i;
         const std::uint64_t start = header.block_first(b);
-        const std::span<std::uint32_t> codes = block_scratch<std::uint32_t, 3>(header.block_values(b));
+        const std::span<std::uint32_t> codes = block_scratch<std::uint32_t, BlockArray::codes>(header.block_values(b));
         values(start, codes);
         for (std::uint32_t c : codes)
             if (c != dont_care && c > max_code)
@@ -786,7 +788,7 @@ WrittenTable write_rule_table(const std::filesystem::path& directory, const Tabl
         tbb::parallel_for(std::uint64_t{0}, count, [&](std::uint64_t i) {
             const auto piece = step.piece();
             const std::uint64_t b = first + i, start = header.block_first(b);
-            const std::span<std::uint32_t> codes = block_scratch<std::uint32_t, 3>(header.block_values(b));
+            const std::span<std::uint32_t> codes = block_scratch<std::uint32_t, BlockArray::codes>(header.block_values(b));
             values(start, codes);
             std::optional<WldReader> plain;  // the draws a .rul of version 2 leaves to the .wld
             if (wld) plain.emplace(*wld);
