@@ -3,12 +3,13 @@
 // solved values (codes, capture positions included, as ranks hold them), and
 // packs their codes in frames of 2^20 with zstd at several levels, negative
 // (its fast levels) included, then as dtb packs them (pack_range(): byte
-// planes at level 1, with the capture marks), on one thread. Prints for
-// each the bytes against the two bytes a position, and the speed of packing
-// and unpacking in GB of codes a second. Sending raw costs 2 / B seconds a
-// code on a network of B bytes a second; packed, about (2 r / B) plus the
-// packing time spread over the sender's threads, so packing pays only where
-// a thread packs faster than B / T.
+// planes at level 1, with the capture marks), then as a team's exchanges
+// cross (WirePacker), on one thread. Prints for each the bytes against the
+// two bytes a position, and the speed of packing and unpacking in GB of
+// codes a second. Sending raw costs 2 / B seconds a code on a network of B
+// bytes a second; packed, about (2 r / B) plus the packing time spread over
+// the sender's threads, so packing pays only where a thread packs faster
+// than B / T.
 //
 //     transfer_study VARIANT DIR MATERIAL...
 //
@@ -24,6 +25,7 @@
 
 #include "builder/values/packed_codes.hpp"
 #include "builder/system/process.hpp"
+#include "builder/team/wire_packing.hpp"
 #include "builder/values/table_loader.hpp"
 #include "draughts/variant.hpp"
 #include "probe/prober.hpp"
@@ -93,6 +95,28 @@ void study(const std::filesystem::path& dir, const std::vector<std::string>& nam
         if (back.codes != t.codes || back.capture != t.capture) throw std::logic_error("a round trip changed the values");
     }
     report("pack_range", codes, packed, pack, unpack);
+    // As a team's exchanges cross (WirePacker: byte planes of the 16-bit
+    // codes at level 1), in parts of a frame's codes, on one thread.
+    packed = 0;
+    pack = unpack = 0;
+    dtb::WirePacker wire;
+    for (const dtb::SolvedValues& t : tables) {
+        std::vector<std::uint16_t> back(t.codes.size());
+        dtb::HugePagedVector<std::byte> part;
+        for (std::size_t first = 0; first < t.codes.size(); first += frame) {
+            const std::size_t n = std::min(frame, t.codes.size() - first);
+            part.clear();
+            auto start = Clock::now();
+            wire.pack(std::as_bytes(std::span(t.codes).subspan(first, n)), 2, part);
+            pack += seconds_since(start);
+            packed += part.size();
+            start = Clock::now();
+            wire.unpack(part, 2, reinterpret_cast<std::byte*>(back.data() + first), "the study");
+            unpack += seconds_since(start);
+        }
+        if (!std::ranges::equal(back, t.codes)) throw std::logic_error("a round trip changed the codes");
+    }
+    report("WirePacker", codes, packed, pack, unpack);
 }
 
 }  // namespace

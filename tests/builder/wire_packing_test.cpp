@@ -5,6 +5,7 @@
 // sent it.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -41,6 +42,13 @@ TEST(WirePacking, EveryPartComesBack) {
         EXPECT_EQ(round_trip(words), words) << n;
         std::vector<std::byte> bytes(n, std::byte{7});
         EXPECT_EQ(round_trip(bytes), bytes) << n;
+        std::vector<std::uint32_t> counts(n);
+        for (std::size_t i = 0; i < n; ++i) counts[i] = static_cast<std::uint32_t>(i * 31 + (random() & 1));
+        EXPECT_EQ(round_trip(counts), counts) << n;
+        std::vector<std::array<std::uint8_t, 3>> triples(n);  // a size the byte planes do not unroll
+        for (std::size_t i = 0; i < n; ++i)
+            triples[i] = {static_cast<std::uint8_t>(i), static_cast<std::uint8_t>(i >> 8), 0};
+        EXPECT_EQ(round_trip(triples), triples) << n;
     }
 }
 
