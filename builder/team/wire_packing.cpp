@@ -30,8 +30,8 @@ std::uint64_t read_wire_header(std::span<const std::byte> part) {
 
 // Calls f with `size` as a constant for the element sizes teams send (2, 4
 // and 8 bytes), so that the loops over an element's bytes unroll and
-// vectorise (2 bytes: 7.5 times faster than with the size unknown, 8
-// bytes: 2.7 times, on 64 MiB), else with `size` itself.
+// vectorise (bench/studies/transfer_study times the packing), else with
+// `size` itself.
 template <class F>
 void with_element_size(std::size_t size, F&& f) {
     switch (size) {
