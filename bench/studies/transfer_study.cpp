@@ -42,6 +42,32 @@ void report(const std::string& what, std::uint64_t codes, std::uint64_t packed, 
                packed, 100.0 * static_cast<double>(packed) / raw_bytes, raw_bytes / pack / 1e9, raw_bytes / unpack / 1e9);
 }
 
+// Packs the codes of `tables` a frame of 2^20 at a time, with pack(raw)
+// giving the frame's bytes and unpack(bytes, into) putting them back, on
+// the calling thread; checks the round trip and reports the bytes and speeds.
+template <class Pack, class Unpack>
+void time_frames(const std::string& what, const std::vector<dtb::SolvedValues>& tables, std::uint64_t codes,
+                 Pack&& pack_frame, Unpack&& unpack_frame) {
+    constexpr std::size_t frame = std::size_t{1} << dtb::PackedRange::frame_shift;
+    std::uint64_t packed = 0;
+    double pack = 0, unpack = 0;
+    for (const dtb::SolvedValues& t : tables) {
+        std::vector<std::uint16_t> back(t.codes.size());
+        for (std::size_t first = 0; first < t.codes.size(); first += frame) {
+            const std::size_t n = std::min(frame, t.codes.size() - first);
+            auto start = Clock::now();
+            const auto f = pack_frame(std::as_bytes(std::span(t.codes).subspan(first, n)));
+            pack += seconds_since(start);
+            packed += f.size();
+            start = Clock::now();
+            unpack_frame(std::span<const std::byte>(f), std::as_writable_bytes(std::span(back).subspan(first, n)));
+            unpack += seconds_since(start);
+        }
+        if (!std::ranges::equal(back, t.codes)) throw std::logic_error("a round trip changed the codes");
+    }
+    report(what, codes, packed, pack, unpack);
+}
+
 template <class V>
 void study(const std::filesystem::path& dir, const std::vector<std::string>& names) {
     const dtb::Prober<V> prober(dir);
@@ -55,28 +81,13 @@ void study(const std::filesystem::path& dir, const std::vector<std::string>& nam
         codes += tables.back().codes.size();
     }
     fmt::print("{} codes in {} tables\n", codes, tables.size());
-    constexpr std::size_t frame = std::size_t{1} << dtb::PackedRange::frame_shift;
-    for (const int level : {1, -1, -3, -7, -20, -50}) {
-        std::uint64_t packed = 0;
-        double pack = 0, unpack = 0;
-        for (const dtb::SolvedValues& t : tables) {
-            std::vector<std::uint16_t> back(t.codes.size());
-            for (std::size_t first = 0; first < t.codes.size(); first += frame) {
-                const std::size_t n = std::min(frame, t.codes.size() - first);
-                const auto raw = std::as_bytes(std::span(t.codes).subspan(first, n));
-                auto start = Clock::now();
-                const std::vector<std::byte> f = dtb::zstd_compress(raw, level);
-                pack += seconds_since(start);
-                packed += f.size();
-                start = Clock::now();
-                const std::string error = dtb::zstd_decompress(f, std::as_writable_bytes(std::span(back).subspan(first, n)));
-                unpack += seconds_since(start);
-                if (!error.empty()) throw std::runtime_error(error);
-            }
-            if (!std::ranges::equal(back, t.codes)) throw std::logic_error("a round trip changed the codes");
-        }
-        report(fmt::format("zstd level {}", level), codes, packed, pack, unpack);
-    }
+    for (const int level : {1, -1, -3, -7, -20, -50})
+        time_frames(fmt::format("zstd level {}", level), tables, codes,
+                    [&](std::span<const std::byte> raw) { return dtb::zstd_compress(raw, level); },
+                    [](std::span<const std::byte> f, std::span<std::byte> into) {
+                        const std::string error = dtb::zstd_decompress(f, into);
+                        if (!error.empty()) throw std::runtime_error(error);
+                    });
     // As dtb packs a range for the wire, on one thread.
     std::uint64_t packed = 0;
     double pack = 0, unpack = 0;
@@ -95,28 +106,16 @@ void study(const std::filesystem::path& dir, const std::vector<std::string>& nam
         if (back.codes != t.codes || back.capture != t.capture) throw std::logic_error("a round trip changed the values");
     }
     report("pack_range", codes, packed, pack, unpack);
-    // As a team's exchanges cross (WirePacker: byte planes of the 16-bit
-    // codes at level 1), in parts of a frame's codes, on one thread.
-    packed = 0;
-    pack = unpack = 0;
+    // As a team's exchanges cross (WirePacker: byte planes of the 16-bit codes at level 1).
     dtb::WirePacker wire;
-    for (const dtb::SolvedValues& t : tables) {
-        std::vector<std::uint16_t> back(t.codes.size());
-        dtb::HugePagedVector<std::byte> part;
-        for (std::size_t first = 0; first < t.codes.size(); first += frame) {
-            const std::size_t n = std::min(frame, t.codes.size() - first);
-            part.clear();
-            auto start = Clock::now();
-            wire.pack(std::as_bytes(std::span(t.codes).subspan(first, n)), 2, part);
-            pack += seconds_since(start);
-            packed += part.size();
-            start = Clock::now();
-            wire.unpack(part, 2, reinterpret_cast<std::byte*>(back.data() + first), "the study");
-            unpack += seconds_since(start);
-        }
-        if (!std::ranges::equal(back, t.codes)) throw std::logic_error("a round trip changed the codes");
-    }
-    report("WirePacker", codes, packed, pack, unpack);
+    dtb::HugePagedVector<std::byte> part;  // kept from frame to frame, as a team's mailboxes keep theirs
+    time_frames("WirePacker", tables, codes,
+                [&](std::span<const std::byte> raw) {
+                    part.clear();
+                    wire.pack(raw, 2, part);
+                    return std::span<const std::byte>(part);
+                },
+                [&](std::span<const std::byte> f, std::span<std::byte> into) { wire.unpack(f, 2, into.data(), "the study"); });
 }
 
 }  // namespace
