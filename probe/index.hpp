@@ -134,11 +134,13 @@ public:
 
     // The king placement of p among those of its men configuration, 0..king_placements()-1.
     std::uint64_t rank_kings(const Position& p) const noexcept {
-        const Bitboard men = p.occupied() & ~p.kings;
-        const Bitboard white_kings = p.kings_of(draughts::Color::white);
-        const Bitboard free = geometry::board & ~men;
+        return rank_kings(p.kings_of(draughts::Color::white), p.kings_of(draughts::Color::black),
+                          geometry::board & ~(p.occupied() & ~p.kings));
+    }
+    // The same for kings `white_kings` and `black_kings` among `free`, the squares the men leave.
+    std::uint64_t rank_kings(Bitboard white_kings, Bitboard black_kings, Bitboard free) const noexcept {
         return combination::rank(white_kings, free) * black_king_placements_ +
-               combination::rank(p.kings_of(draughts::Color::black), free & ~white_kings);
+               combination::rank(black_kings, free & ~white_kings);
     }
 
     // The king placements of one men configuration in rank order, from a

@@ -37,7 +37,8 @@
 //                           portions, stages and chunks), team_context.hpp
 //                           (what the parts share, rounds of exchange),
 //                           team_lookups.hpp (values asked of other members),
-//                           man_move_blocks.hpp (man moves' values fetched by
+//                           man_move_blocks.hpp (man moves' values, and
+//                           promotions' into tables shared out, fetched by
 //                           blocks), split_queue.hpp (split pairs' queue in
 //                           step), team_results.hpp (results sent home),
 //                           background.hpp (exchanges beside the solving)

@@ -44,6 +44,9 @@ public:
     // Side 0 is M (White to move), side 1 its mirror M' (Black to move in M).
     const Index<N>& side(int s) const noexcept { return sides_[s]; }
     std::uint64_t king_placements() const noexcept { return sides_[0].king_placements(); }
+    // The index of a pair's half h, and its men configuration `men` there (White to move, no kings).
+    const Index<N>& half_index(int h) const noexcept { return sides_[symmetric_ ? 0 : h]; }
+    Position half_men(int h, std::uint64_t men) const noexcept { return half_index(h).unrank_men(men); }
 
     // The two halves of a block pair: men configuration men[0] of side 0 (M)
     // and men[1] of side 1 (M'; of M itself when M is symmetric). A
@@ -142,6 +145,10 @@ public:
     // its children have the men configuration at `base` (global position of
     // king placement 0) of `index`'s side, and their kings are ranked among
     // `free`, the squares the child's men leave (in this half's frame).
+    // One that promotes leaves the material, and has no `index`, unless a
+    // team fetched its children's values as a block (ManMoveBlocks): then
+    // they are at `base` in the order of this half's own king placements,
+    // `index` this half's and `free` the squares its men leave.
     struct ManExit {
         std::uint8_t from, to;
         bool promotes;
@@ -150,8 +157,10 @@ public:
         std::uint64_t base;
         const Index<N>* index;
 
-        // The global position of the child of the position with these kings.
+        // The global position of the child of the position with these kings
+        // (or where a fetched promotion's child is).
         std::uint64_t child(Bitboard white_kings, Bitboard black_kings) const noexcept {
+            if (promotes) return base + index->rank_kings(white_kings, black_kings, free);
             return base + index->rank_kings_turned(white_kings, black_kings, free);
         }
     };

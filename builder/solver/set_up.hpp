@@ -50,7 +50,8 @@ struct DirectSource {
 // The best exit of position q (in half h of its pair) for its side to move
 // over its men's moves (PairSpace::ManExit), a loss in 0 if it has none:
 // `promotion(child)` gives a promotion's value for the mover from the
-// position after it, `man_move(exit, white_kings, black_kings)` any other's.
+// position after it, `man_move(exit, white_kings, black_kings)` any other's
+// and that of a promotion whose children a team fetched (ManExit).
 template <class V, class Promotion, class ManMove>
 Value best_man_exit(const typename PairSpace<V>::Layout& layout, int h, const draughts::Position<V::board_size>& q,
                     Promotion&& promotion, ManMove&& man_move) {
@@ -61,7 +62,7 @@ Value best_man_exit(const typename PairSpace<V>::Layout& layout, int h, const dr
         const auto& e = layout.man_exits[h][i];
         if (e.target & q.kings) continue;
         Value v;
-        if (e.promotes) {
+        if (e.promotes && !e.index) {  // else fetched by a team, read as a man move's
             Position child = q;
             draughts::make_move(child, draughts::Move<V::board_size>{0, e.from, e.to, true});
             v = promotion(child);

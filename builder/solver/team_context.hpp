@@ -44,7 +44,17 @@ struct TeamBuffers {
     std::vector<std::uint8_t> meta, lock;
     std::vector<std::vector<std::uint16_t>> entries;  // the answers, a buffer per round
     std::vector<std::uint64_t> exit_first;            // each portion's first block fetched
-    std::vector<std::uint64_t> exit_bases;            // the blocks fetched, in order
+    // A block fetched: a man move's children (`base` the position of the
+    // first), or a promotion's (`base` the word of king placement 0 of their
+    // men configuration, whose table holds `placements` for it), from half
+    // `half` of men configuration `men` of the material solved.
+    struct ExitBlock {
+        std::uint64_t base;
+        std::uint64_t men, placements;
+        std::uint8_t half, from, to;
+        bool promotes;
+    };
+    std::vector<ExitBlock> exit_blocks;  // in order
     SolvedValues fetched;                             // the blocks' codes (fetch_blocks())
     SolvedValues staged;                              // split pairs' codes in the table's order (send_home())
     Background background;                            // the exchanges beside the solving

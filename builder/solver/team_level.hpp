@@ -78,26 +78,37 @@ public:
         // by position in split pairs, fetched by blocks for whole ones with
         // kings. Without kings a block is one position, and a position with a
         // capture asks nothing for its man moves, where a block would be fetched.
+        // Promotions into tables shared out are fetched by blocks likewise
+        // (the half and the move named, the holders answering for each king
+        // placement), and then a level that reaches no shared-out table by a
+        // capture asks nothing: it is set up as one process sets it up.
         const bool man_moves = space.material().men() > 0 && !top;
-        const bool fetches = man_moves && !share.split && space.side(0).king_placements() > 1;
-        const bool asks = member_.tables.shares_successors() || (man_moves && !fetches);
+        const bool whole_with_kings = !share.split && space.side(0).king_placements() > 1;
+        const bool fetches = man_moves && whole_with_kings;
+        const bool promotions_shared = member_.tables.shares_promotion_successors();
+        const bool fetches_promotions = promotions_shared && whole_with_kings;
+        const bool fetches_any = fetches || fetches_promotions;
+        const bool asks = member_.tables.shares_capture_successors() || (man_moves && !fetches) ||
+                          (promotions_shared && !fetches_promotions);
         std::vector<std::uint8_t>& meta = buffers_.meta;
         meta.resize(asks ? share.work : 0);  // ask() writes every position's
-        if (fetches) blocks_.find_exits(portions);
-        if (asks) lookups_.look_up(store, share, meta, fetches);
+        if (fetches_any) blocks_.find_exits(portions, fetches, fetches_promotions);
+        if (asks) lookups_.look_up(store, share, meta, fetches, fetches_promotions);
         const SolvedValues& fetched = buffers_.fetched;
         // The values of a chunk's positions from outside their pairs.
         auto with_source = [&](const Chunk& chunk, auto&& f) {
             if (asks) {
                 EntrySource<V> source{member_.successors, store, meta.data(), chunk.entries,
-                                      fetches ? &fetched : nullptr};
+                                      fetches_any ? &fetched : nullptr};
                 f(source);
-            } else {  // every table held whole; man moves' values fetched, if any
-                DirectSource<V> source(member_.successors, fetches ? fetched : store);
+            } else {  // every table captures reach held whole; the others' values fetched, if any
+                DirectSource<V> source(member_.successors, fetches_any ? fetched : store);
                 f(source);
             }
         };
-        const auto layout_for_setup = [&](std::size_t p) { return blocks_.layout_for_setup(share, p, fetches, asks); };
+        const auto layout_for_setup = [&](std::size_t p) {
+            return blocks_.layout_for_setup(share, p, fetches_any, asks);
+        };
 
         if (share.split) {
             // The shares of split pairs, in step with the team.
@@ -162,7 +173,7 @@ public:
         const std::size_t stages = member_.team.all_max(mine);
         const auto first_of = [&](std::size_t st) { return share.stage_first[std::min(st, mine)]; };
         const auto fetch = [&](std::size_t st) {
-            if (fetches) blocks_.fetch_blocks(first_of(st), first_of(st + 1));
+            if (fetches_any) blocks_.fetch_blocks(first_of(st), first_of(st + 1));
         };
         fetch(0);
         for (std::size_t st = 0; st < stages; ++st) {

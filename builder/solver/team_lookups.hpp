@@ -36,7 +36,8 @@ namespace dtb {
 // member holds whole read here, the others answered by their members
 // (look_up()) and consumed in the order they were asked: per position
 // without a capture, one per promotion not read here and one per man
-// move unless they were fetched (in `fetched`); per position with
+// move unless they were fetched (in `fetched`, where the exit's base
+// points: ManMoveBlocks::layout_for_setup()); per position with
 // one, meta - 1 of them, on top of the best over the captures read here
 // (left in the position's code by ask()).
 template <class V>
@@ -51,7 +52,7 @@ struct EntrySource {
     const SolvedValues& store;
     const std::uint8_t* meta;  // by storage index: 0 without a capture, else the answers asked + 1
     const std::uint16_t* entries;
-    const SolvedValues* fetched;  // whole pairs' man moves (fetch_blocks()), else null: asked
+    const SolvedValues* fetched;  // whole pairs' man moves and promotions (fetch_blocks()), else null: asked
     std::optional<Value> capture_value(const Layout& layout, std::uint64_t local, const Position&) {
         const std::uint64_t s = layout.storage(local);
         if (meta[s] == 0) return std::nullopt;
@@ -90,8 +91,10 @@ public:
     // pairs, in rounds that every member takes part in (answering the others'
     // questions even when it has none): each chunk gets its answers, in one
     // buffer per round (TeamBuffers::entries); `meta` the number of captures of each
-    // position. Man moves are not asked for when `fetched_exits`.
-    void look_up(SolvedValues& store, LevelShare<V>& share, std::vector<std::uint8_t>& meta, bool fetched_exits) {
+    // position. Man moves are not asked for when `fetched_exits`, nor
+    // promotions into tables shared out when `fetched_promotions`.
+    void look_up(SolvedValues& store, LevelShare<V>& share, std::vector<std::uint8_t>& meta, bool fetched_exits,
+                 bool fetched_promotions) {
         const int members = member_.team.size();
         if (members > 1 << 16) throw std::runtime_error("a team of more than 65,536 members");  // owners' width
         TeamBuffers& b = member_.buffers;
@@ -127,7 +130,7 @@ public:
                 Children children(member_.tables, member_.successors);
                 share.for_each_run(chunks[c0 + i], needs, [&](const Layout& l, std::uint64_t f, std::uint64_t e) {
                     member_.space.for_each_position(l, f, e, [&](std::uint64_t x, const Position& q) {
-                        ask(store, l, x, q, meta.data(), fetched_exits, children, words[i]);
+                        ask(store, l, x, q, meta.data(), fetched_exits, fetched_promotions, children, words[i]);
                     });
                 });
                 // Each member's questions of the chunk coded on their own
@@ -244,12 +247,14 @@ private:
     using Children = typename TeamTables<V>::TurnedChildren;
 
     // The words of the values that `local` needs from other members, in the
-    // order initialise() takes them (its man moves' not when `fetched_exits`);
+    // order initialise() takes them (its man moves' not when `fetched_exits`,
+    // its promotions' into tables shared out not when `fetched_promotions`);
     // sets its meta, and for a position with a capture leaves the best over
     // the captures read here in its code. No word is no_piece: a child whose
     // side to move has no piece left is a loss in 0, read here (Children).
     void ask(SolvedValues& store, const Layout& layout, std::uint64_t local, const Position& q, std::uint8_t* meta,
-             bool fetched_exits, Children& children, std::vector<std::uint64_t>& words) const {
+             bool fetched_exits, bool fetched_promotions, Children& children,
+             std::vector<std::uint64_t>& words) const {
         const std::uint64_t s = layout.storage(local);
         draughts::CaptureBuffer<N> captures;
         const Captures kind = find_captures<V>(q, captures);
@@ -292,7 +297,7 @@ private:
             }
             Position child = q;
             draughts::make_move(child, Move{0, e.from, e.to, true});
-            if (const auto c = children.find(child); !c.code) words.push_back(c.word);
+            if (const auto c = children.find(child); !c.code && !fetched_promotions) words.push_back(c.word);
         }
     }
 

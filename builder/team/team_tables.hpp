@@ -46,6 +46,7 @@ class TeamTables {
 public:
     static constexpr int N = V::board_size;
     using Position = draughts::Position<N>;
+    using Bitboard = typename Position::Bitboard;
 
     // The word of a position whose side to move has no piece left: a loss in
     // 0, known without asking anyone.
@@ -120,12 +121,8 @@ public:
             const auto [t, kings] = cache_.turned(p, [&](std::uint32_t key, Bitboard white_men, Bitboard black_men) {
                 if (const auto h = held_->held_men(key, white_men, black_men); h.index)
                     return Target{h.index, h.codes, 0};
-                for (const Entry& e : tables_->entries_)
-                    if (e.key == key) {
-                        const std::uint64_t men = e.index.rank_men_turned(white_men, black_men);
-                        return Target{&e.index, nullptr, word(e.slot, e.offset + men * e.index.king_placements())};
-                    }
-                return Target{};
+                const Block b = tables_->turned_block(key, white_men, black_men);
+                return Target{b.index, nullptr, b.word};
             });
             if (!t->index) return {nullptr, tables_->locate(p)};  // says which material
             if (t->codes) return {t->codes + kings, 0};
@@ -133,7 +130,6 @@ public:
         }
 
     private:
-        using Bitboard = typename Position::Bitboard;
         struct Target {
             const Index<N>* index = nullptr;       // null: held by no one
             const std::uint16_t* codes = nullptr;  // king placement 0 of the men configuration if held here
@@ -144,6 +140,23 @@ public:
         MenCache<Bitboard, Target> cache_;
     };
 
+    // Where the positions with Black to move of a men configuration
+    // (white_men, black_men) are, in the table shared out that holds them
+    // turned round (`key`: material_key() of their material turned round):
+    // the word of its king placement 0, and the index that ranks their
+    // kings (Index::rank_kings_turned()); a null index if none holds them.
+    struct Block {
+        const Index<N>* index = nullptr;
+        std::uint64_t word = 0;
+    };
+    Block turned_block(std::uint32_t key, Bitboard white_men, Bitboard black_men) const {
+        for (const Entry& e : entries_)
+            if (e.key == key)
+                return {&e.index,
+                        word(e.slot, e.offset + e.index.rank_men_turned(white_men, black_men) * e.index.king_placements())};
+        return {};
+    }
+
     // The member whose range holds `word` (not no_piece).
     int owner(std::uint64_t w) const noexcept {
         return slots_[w >> position_bits].ranges.owner(w & position_mask);
@@ -153,12 +166,20 @@ public:
         const SolvedValues& held = *slots_[w >> position_bits].mine;
         return held.codes.data() + ((w & position_mask) - held.first);
     }
+    // Whether this member holds the code of `word`.
+    bool holds(std::uint64_t w) const noexcept { return slots_[w >> position_bits].mine->holds(w & position_mask); }
 
     // The ranges of shared-out tables this member read back from their files.
     const ReadBacks& read_back() const noexcept { return read_back_; }
 
-    // Whether some material the solved one leads to is shared out.
-    bool shares_successors() const noexcept { return slots_.size() > 1; }
+    // Whether some material the solved one's captures lead to is shared
+    // out (one with fewer pieces), and one its promotions lead to (as many).
+    bool shares_capture_successors() const noexcept {
+        return std::any_of(slots_.begin() + 1, slots_.end(), [&](const Slot& t) { return t.pieces < slots_[0].pieces; });
+    }
+    bool shares_promotion_successors() const noexcept {
+        return std::any_of(slots_.begin() + 1, slots_.end(), [&](const Slot& t) { return t.pieces == slots_[0].pieces; });
+    }
 
     // This member's range of the material being solved, and everyone's.
     SolvedValues& home() noexcept { return *home_; }
@@ -170,6 +191,7 @@ private:
     struct Slot {
         Ranges ranges;
         std::shared_ptr<const SolvedValues> mine;  // holds this member's range, maybe more (a kept table)
+        int pieces;
     };
     // One orientation of a slot's material: its positions start at `offset`.
     struct Entry {
@@ -184,7 +206,7 @@ private:
         const Index<N> own(m);
         if (static_cast<std::uint64_t>(sides_of(m)) * own.size() > position_mask)
             throw std::runtime_error(m.name() + " has too many positions for a team's position words");
-        slots_.push_back({std::move(ranges), std::move(mine)});
+        slots_.push_back({std::move(ranges), std::move(mine), m.pieces()});
         entries_.push_back({material_key(m), slot, own, 0});
         if (m.mirrored() != m) entries_.push_back({material_key(m.mirrored()), slot, Index<N>(m.mirrored()), own.size()});
     }
