@@ -123,14 +123,14 @@ public:
         };
         // The promotions' items: f(where in `fetched`, the block, its first
         // king placement asked, count, member), for each member holding
-        // part of the child's men configuration.
+        // part of the child's men configuration, the first one first.
         auto for_each_promotion = [&](std::size_t i0, std::size_t i1, auto&& f) {
             for (std::size_t i = i0; i < i1; ++i) {
                 const ExitBlock& x = exits[e0 + i / subs];
                 if (!x.promotes) continue;
-                const int last = member_.tables.owner(x.base + x.placements - 1);
-                for (int j = member_.tables.owner(x.base); j <= last; ++j)
-                    f((e0 + i / subs) * K + i % subs * L, x, i % subs * L, item_size(i), j);
+                const int first = member_.tables.owner(x.base), last = member_.tables.owner(x.base + x.placements - 1);
+                for (int j = first; j <= last; ++j)
+                    f((e0 + i / subs) * K + i % subs * L, x, i % subs * L, item_size(i), j, j == first);
             }
         };
         const SolvedValues& home = member_.tables.home();
@@ -234,16 +234,16 @@ private:
     // One round's promotion blocks: each member asked names the half (its
     // men configuration and which half), the move, and the king placements
     // [first, first + count); it answers with the child's code for each,
-    // in order, 0 where it does not hold it. The answers are or-ed together.
+    // in order, 0 where it does not hold it. The first holder's answer is
+    // taken as it is, the others' or-ed in.
     template <class ForEach>
     void fetch_promotions(std::size_t i0, std::size_t i1, ForEach&& for_each_promotion) {
         const int members = member_.team.size();
         SolvedValues& fetched = member_.buffers.fetched;
         Mailbox<std::byte>& requests = member_.buffers.questions;
         Mailbox<std::uint16_t>& answers = member_.buffers.answers;
-        for_each_promotion(i0, i1, [&](std::uint64_t at, const ExitBlock& x, std::uint64_t first, std::uint64_t count,
-                                       int j) {
-            std::fill_n(&fetched.code(at), count, std::uint16_t{0});
+        for_each_promotion(i0, i1, [&](std::uint64_t, const ExitBlock& x, std::uint64_t first, std::uint64_t count,
+                                       int j, bool) {
             std::vector<std::byte>& out = requests.to(j);
             const std::size_t was = out.size();
             out.resize(was + request_bytes);
@@ -273,11 +273,16 @@ private:
         }
         answers.exchange(member_.team);
         std::vector<std::size_t> taken(members, 0);
-        for_each_promotion(i0, i1, [&](std::uint64_t at, const ExitBlock&, std::uint64_t, std::uint64_t count, int j) {
+        for_each_promotion(i0, i1, [&](std::uint64_t at, const ExitBlock&, std::uint64_t, std::uint64_t count, int j,
+                                       bool first_holder) {
             const std::span<const std::uint16_t> in = answers.from(j);
             if (in.size() - taken[j] < count) throw std::logic_error("a team member answered promotions cut short");
             std::uint16_t* codes = &fetched.code(at);
-            for (std::uint64_t y = 0; y < count; ++y) codes[y] |= in[taken[j] + y];
+            if (first_holder) {
+                std::memcpy(codes, in.data() + taken[j], 2 * count);
+            } else {  // a block cut between holders: each answers 0 for the rest
+                for (std::uint64_t y = 0; y < count; ++y) codes[y] |= in[taken[j] + y];
+            }
             taken[j] += count;
         });
     }

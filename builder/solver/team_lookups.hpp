@@ -295,9 +295,10 @@ private:
                     0, e.child(q.kings_of(draughts::Color::white), q.kings_of(draughts::Color::black))));
                 continue;
             }
+            if (fetched_promotions) continue;  // fetched by blocks where shared out, else read here
             Position child = q;
             draughts::make_move(child, Move{0, e.from, e.to, true});
-            if (const auto c = children.find(child); !c.code && !fetched_promotions) words.push_back(c.word);
+            if (const auto c = children.find(child); !c.code) words.push_back(c.word);
         }
     }
 
