@@ -250,10 +250,16 @@ Duration solving(const Model& m, const Material& u, int k, std::size_t l0 = 0, S
     // Measured on teams of 2, where half of what crosses pairs is elsewhere;
     // on k ranks (k - 1) / k of it is.
     const double remote = 2.0 * (k - 1) / k;
-    for (std::size_t l = l0; l < u.level_share.size(); ++l) {
-        const double share = u.level_share[l];
-        const bool split =
-            !dtb::level_dealt_whole(u.level_configurations[l], static_cast<std::uint64_t>(k), m.uneven_deal);
+    // A level in its parts, as dtb solves it: the configurations dealt
+    // whole, then those split (dtb::configurations_dealt_whole()).
+    for (std::size_t part = 0; part < 2 * (u.level_share.size() - l0); ++part) {
+        const std::size_t l = l0 + part / 2;
+        const bool split = part % 2 == 1;
+        const double c = static_cast<double>(u.level_configurations[l]);
+        const double whole = static_cast<double>(
+            dtb::configurations_dealt_whole(u.level_configurations[l], static_cast<std::uint64_t>(k), m.uneven_deal));
+        const double share = u.level_share[l] * (split ? c - whole : whole) / c;
+        if (share == 0) continue;
         const bool men_only = u.material.men() == u.material.pieces();
         const double f2 = split ? m.split_overhead : men_only ? m.men_overhead : m.whole_overhead;
         const double b2 = split ? m.split_bytes : men_only ? m.men_bytes : m.whole_bytes;

@@ -1,7 +1,8 @@
-// A team member's share of one level (docs/design.md, "Distributed build"):
-// its portions (pairs whole, or its range of each pair split over the team),
-// where their codes go in the level's work area, the stages a level of whole
-// pairs is solved in, and the chunks whose lookups are made together.
+// A team member's share of one level, or of one part of it (docs/design.md,
+// "Distributed build"): its portions (pairs whole, or its range of each pair
+// split over the team), where their codes go in the level's work area, the
+// stages a level of whole pairs is solved in, and the chunks whose lookups
+// are made together.
 #pragma once
 
 #include <algorithm>
@@ -61,20 +62,43 @@ public:
     // sets), or where its positions are only (results sent home).
     enum class Needs { all, exits, placement };
 
-    // Member `me` of a team of `members`: its share of the level's men
-    // configurations, whole, or its share of every pair when they do not
-    // deal out evenly (level_dealt_whole()).
-    LevelShare(const PairSpace<V>& space, const TeamOptions& options, int members, int me,
-               const PotentialLevels<N>& levels, const typename PotentialLevels<N>::Level& level)
-        : space_(space), big_(options.shared_pair_positions) {
+    // A part of a level a team solves at once: the level's men
+    // configurations [first, first + count), dealt as whole pairs or every
+    // pair split over the team.
+    struct Part {
+        std::uint64_t first, count;
+        bool split;
+    };
+
+    // The parts a team of `members` solves `level` in, one after the other:
+    // the configurations dealt whole, then those split
+    // (configurations_dealt_whole()). Pairs of fewer than
+    // min_split_positions are never split; whole pairs are numbered with 32
+    // bits, so bigger ones always are.
+    static std::vector<Part> parts(const PairSpace<V>& space, const TeamOptions& options, int members,
+                                   const typename PotentialLevels<N>::Level& level) {
         const std::uint64_t configurations = level.men_configurations;
         const std::uint64_t K = space.side(0).king_placements();
-        // Whole pairs are numbered with 32 bits: bigger ones are always split.
-        split = (!level_dealt_whole(configurations, static_cast<std::uint64_t>(members), options.uneven_deal) ||
-                 2 * K >= std::uint64_t{1} << 31) &&
-                2 * K >= options.min_split_positions;
+        if (2 * K < options.min_split_positions) return {{0, configurations, false}};
+        if (2 * K >= std::uint64_t{1} << 31) return {{0, configurations, true}};
+        const std::uint64_t whole =
+            configurations_dealt_whole(configurations, static_cast<std::uint64_t>(members), options.uneven_deal);
+        std::vector<Part> out;
+        if (whole > 0) out.push_back({0, whole, false});
+        if (whole < configurations) out.push_back({whole, configurations - whole, true});
+        return out;
+    }
+
+    // Member `me` of a team of `members`: its share of `part` of the
+    // level's men configurations, whole pairs, or its share of every pair
+    // of a part split.
+    LevelShare(const PairSpace<V>& space, const TeamOptions& options, int members, int me,
+               const PotentialLevels<N>& levels, const typename PotentialLevels<N>::Level& level, const Part& part)
+        : split(part.split), space_(space), big_(options.shared_pair_positions) {
+        const std::uint64_t configurations = part.count;
+        const std::uint64_t K = space.side(0).king_placements();
         if (split) {
-            const std::vector<Pair> pairs = space.pairs_of(levels, level.potential);
+            const std::vector<Pair> pairs = space.pairs_of(levels, level.potential, part.first, part.count);
             splits.resize(pairs.size());  // before the portions point into it
             std::vector<std::uint64_t> lock_next(members, 0);
             for (std::size_t i = 0; i < pairs.size(); ++i)
@@ -99,7 +123,7 @@ public:
             for (int i = me; i < slices; i += members) {
                 const std::uint64_t first = share_bound(configurations, i, slices);
                 const std::uint64_t last = share_bound(configurations, i + 1, slices);
-                for (const Pair& pair : space.pairs_of(levels, level.potential, first, last - first)) {
+                for (const Pair& pair : space.pairs_of(levels, level.potential, part.first + first, last - first)) {
                     const auto size = static_cast<std::uint32_t>(space.pair_positions(pair));
                     portions.push_back({pair, 0, size, 0, nullptr, 0});
                 }
@@ -189,8 +213,8 @@ public:
         return n;
     }
 
-    bool split;                              // every pair of the level split over the team
-    std::vector<SplitPair> splits;           // the level's pairs, when split
+    bool split;                              // every pair of the part split over the team
+    std::vector<SplitPair> splits;           // the part's pairs, when split
     std::vector<Portion> portions;           // small whole pairs first
     std::vector<std::size_t> stage_first{0};  // each stage's first portion, and the end
     std::vector<Chunk> chunks;

@@ -62,10 +62,18 @@ public:
     TeamMember(const TeamMember&) = delete;  // member_ refers to options_ and buffers_
     TeamMember& operator=(const TeamMember&) = delete;
 
-    // The member's part of one level.
+    // The member's part of one level: its configurations dealt whole, then
+    // those split over the team (LevelShare::parts()).
     void solve_level(const PotentialLevels<N>& levels, const typename PotentialLevels<N>::Level& level, bool top) {
+        for (const auto& part : LevelShare<V>::parts(member_.space, options_, member_.team.size(), level))
+            solve_part(levels, level, part, top);
+    }
+
+private:
+    void solve_part(const PotentialLevels<N>& levels, const typename PotentialLevels<N>::Level& level,
+                    const typename LevelShare<V>::Part& part, bool top) {
         const PairSpace<V>& space = member_.space;
-        LevelShare<V> share(space, options_, member_.team.size(), member_.team.rank(), levels, level);
+        LevelShare<V> share(space, options_, member_.team.size(), member_.team.rank(), levels, level, part);
         const std::vector<Portion>& portions = share.portions;
         const std::vector<Chunk>& chunks = share.chunks;
         SolvedValues& store = buffers_.work;
@@ -187,7 +195,6 @@ public:
         send_home(member_, share, first_of(stages - 1), first_of(stages), store);
     }
 
-private:
     void report(std::uint64_t positions) const {
         if (progress_.positions_done) progress_.positions_done(positions);
     }

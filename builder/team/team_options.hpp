@@ -9,10 +9,11 @@ namespace dtb {
 // How a team shares the work (docs/design.md, "Distributed build").
 struct TeamOptions {
     // A level whose men configurations deal out to the members evenly
-    // enough (level_dealt_whole()) is shared by whole pairs; otherwise every
-    // pair is split over the team. The member dealt most may have this much
-    // more than the mean (0.125: any level of at least 8 configurations a
-    // member; a negative value splits every level).
+    // enough (level_dealt_whole()) is shared by whole pairs; otherwise as
+    // many as deal out evenly are, and the rest are split over the team
+    // (configurations_dealt_whole()). The member dealt most may have this
+    // much more than the mean (0.125: any level of at least 8 configurations
+    // a member; a negative value splits every level).
     double uneven_deal = 0.125;
     // Pairs of fewer positions are never split (tests lower it to split small pairs).
     std::uint64_t min_split_positions = 1 << 12;
@@ -46,6 +47,18 @@ constexpr bool level_dealt_whole(std::uint64_t configurations, std::uint64_t mem
     if (configurations < members || uneven < 0) return false;
     const std::uint64_t most = (configurations + members - 1) / members;
     return static_cast<double>(most * members) <= (1 + uneven) * static_cast<double>(configurations);
+}
+
+// How many of a level's men configurations are dealt as whole pairs, the
+// level's first ones: all where level_dealt_whole(); else the most that deal
+// out evenly, a multiple of `members` (4 on 3 members: 3, one each), whose
+// pairs the team solves first, the rest then split over the team; none with
+// a negative slack. Pairs of one level lead to each other by no move, so the
+// two parts are solved one after the other as two levels would be.
+constexpr std::uint64_t configurations_dealt_whole(std::uint64_t configurations, std::uint64_t members,
+                                                   double uneven) noexcept {
+    if (level_dealt_whole(configurations, members, uneven)) return configurations;
+    return uneven < 0 ? 0 : configurations / members * members;
 }
 
 }  // namespace dtb

@@ -169,6 +169,17 @@ TEST(TeamSolver, American6Default4) { check_team<draughts::American6>(4, 4, Team
 // TeamOptions::uneven_deal, split: fewer than 8 a member). Up to 3 pieces
 // in the sanitizer builds (KMvK, KKvM).
 TEST(TeamSolver, BrazilianDefault2) { check_team<draughts::Brazilian>(test::full_or_small(4, 3), 2, TeamOptions{}); }
+// The default deal on 3 members with small pairs split too: a level of 4
+// configurations (Brazilian materials of one man and kings) is solved as 3
+// whole pairs, one a member, then 1 split over the team; a level of fewer
+// configurations than members is split whole.
+TEST(TeamSolver, BrazilianDefault3WholeThenSplit) {
+    TeamOptions o;
+    o.min_split_positions = 1;
+    o.lookup_positions = 300;
+    o.update_positions = 40;
+    check_team<draughts::Brazilian>(test::full_or_small(4, 3), 3, o);
+}
 TEST(TeamSolver, BrazilianWhole3Passed) { check_team<draughts::Brazilian>(3, 3, hold_all(whole_pairs()), Held::passed); }
 TEST(TeamSolver, International6Split2Passed) {
     check_team<draughts::International6>(4, 2, hold_all(split_everything()), Held::passed);
@@ -191,6 +202,20 @@ TEST(TeamOptions, LevelsDealtWholeWhereEvenEnough) {
     EXPECT_FALSE(level_dealt_whole(1, 2, slack));
     EXPECT_FALSE(level_dealt_whole(4, 2, -1));
     EXPECT_TRUE(level_dealt_whole(5, 4, 1e9));
+}
+
+// Where a level is not dealt whole, the configurations that deal out evenly
+// are (a multiple of the members, worked by hand), and the rest are split.
+TEST(TeamOptions, ConfigurationsDealtWholeAreWhatDealsEvenly) {
+    constexpr double slack = TeamOptions{}.uneven_deal;
+    EXPECT_EQ(configurations_dealt_whole(4, 2, slack), 4u);
+    EXPECT_EQ(configurations_dealt_whole(4, 3, slack), 3u);
+    EXPECT_EQ(configurations_dealt_whole(5, 3, slack), 3u);
+    EXPECT_EQ(configurations_dealt_whole(9, 4, slack), 8u);
+    EXPECT_EQ(configurations_dealt_whole(17, 2, slack), 17u);
+    EXPECT_EQ(configurations_dealt_whole(2, 3, slack), 0u);
+    EXPECT_EQ(configurations_dealt_whole(1, 2, slack), 0u);
+    EXPECT_EQ(configurations_dealt_whole(4, 3, -1), 0u);
 }
 
 // TeamTables::TurnedChildren, which finds where a position with Black to
