@@ -252,50 +252,51 @@ Duration solving(const Model& m, const Material& u, int k, std::size_t l0 = 0, S
     const double remote = 2.0 * (k - 1) / k;
     // A level in its parts, as dtb solves it: the configurations dealt
     // whole, then those split (dtb::configurations_dealt_whole()).
-    for (std::size_t part = 0; part < 2 * (u.level_share.size() - l0); ++part) {
-        const std::size_t l = l0 + part / 2;
-        const bool split = part % 2 == 1;
-        const double c = static_cast<double>(u.level_configurations[l]);
-        const double whole = static_cast<double>(
-            dtb::configurations_dealt_whole(u.level_configurations[l], static_cast<std::uint64_t>(k), m.uneven_deal));
-        const double share = u.level_share[l] * (split ? c - whole : whole) / c;
-        if (share == 0) continue;
-        const bool men_only = u.material.men() == u.material.pieces();
-        const double f2 = split ? m.split_overhead : men_only ? m.men_overhead : m.whole_overhead;
-        const double b2 = split ? m.split_bytes : men_only ? m.men_bytes : m.whole_bytes;
-        const auto [shared_f, shared_b] = shared_costs(m, shared);
-        const double f = f2 + shared_f, b = b2 + shared_b;
-        // A level's overhead measured on teams of 2, 3 and 4 hardly grows
-        // with k (its bytes do): only `split_growth` or `whole_growth` of it
-        // follows the share that crosses.
-        const double growth = split ? m.split_growth : men_only ? 1 : m.whole_growth;
-        const double work = alone_seconds(m, p * share) * (1 + (f - 1) * (1 + growth * (remote - 1))) / k;
-        const double per_member = p * share / k;
-        // The pairs' own exchange (man moves' blocks and results), and the
-        // questions into tables shared out.
-        const double own = per_member * b2 * remote / m.bandwidth;
-        const double questions = per_member * (b - b2) * remote / m.bandwidth;
-        d.work += work;
-        if (m.stages && !split && !men_only) {
-            // In stages: the first stage's fetch and the last's results stand
-            // alone, the rest cross beside the work, unless they take longer.
-            const double stages = std::max(1.0, std::ceil(per_member / m.stage_positions));
-            d.exchange += own / stages + std::max(0.0, own - work) * (stages - 1) / stages + questions;
-        } else if (m.stages && split) {
-            // The predecessor updates (most of a split level's bytes) in
-            // batches of 2^16 a member, each crossing while the next is
-            // worked: one batch a distance stands alone.
-            const double updates = own * m.split_update_share;
-            const double per_distance = per_member * b2 * m.split_update_share * remote / 4 / m.distances;
-            const double batches = std::max(1.0, std::ceil(per_distance / m.update_positions));
-            d.exchange += own - updates + updates / batches +
-                          std::max(0.0, updates - work) * (batches - 1) / batches + questions;
-        } else {
-            d.exchange += own + questions;
+    for (std::size_t l = l0; l < u.level_share.size(); ++l) {
+        const std::uint64_t c = u.level_configurations[l];
+        const std::uint64_t whole = dtb::configurations_dealt_whole(c, static_cast<std::uint64_t>(k), m.uneven_deal);
+        for (const bool split : {false, true}) {
+            const double share =
+                u.level_share[l] * static_cast<double>(split ? c - whole : whole) / static_cast<double>(c);
+            if (share == 0) continue;
+            const bool men_only = u.material.men() == u.material.pieces();
+            const double f2 = split ? m.split_overhead : men_only ? m.men_overhead : m.whole_overhead;
+            const double b2 = split ? m.split_bytes : men_only ? m.men_bytes : m.whole_bytes;
+            const auto [shared_f, shared_b] = shared_costs(m, shared);
+            const double f = f2 + shared_f, b = b2 + shared_b;
+            // A level's overhead measured on teams of 2, 3 and 4 hardly grows
+            // with k (its bytes do): only `split_growth` or `whole_growth` of it
+            // follows the share that crosses.
+            const double growth = split ? m.split_growth : men_only ? 1 : m.whole_growth;
+            const double work = alone_seconds(m, p * share) * (1 + (f - 1) * (1 + growth * (remote - 1))) / k;
+            const double per_member = p * share / k;
+            // The pairs' own exchange (man moves' blocks and results), and the
+            // questions into tables shared out.
+            const double own = per_member * b2 * remote / m.bandwidth;
+            const double questions = per_member * (b - b2) * remote / m.bandwidth;
+            d.work += work;
+            if (m.stages && !split && !men_only) {
+                // In stages: the first stage's fetch and the last's results stand
+                // alone, the rest cross beside the work, unless they take longer.
+                const double stages = std::max(1.0, std::ceil(per_member / m.stage_positions));
+                d.exchange += own / stages + std::max(0.0, own - work) * (stages - 1) / stages + questions;
+            } else if (m.stages && split) {
+                // The predecessor updates (most of a split level's bytes) in
+                // batches of 2^16 a member, each crossing while the next is
+                // worked: one batch a distance stands alone.
+                const double updates = own * m.split_update_share;
+                const double per_distance = per_member * b2 * m.split_update_share * remote / 4 / m.distances;
+                const double batches = std::max(1.0, std::ceil(per_distance / m.update_positions));
+                d.exchange += own - updates + updates / batches +
+                              std::max(0.0, updates - work) * (batches - 1) / batches + questions;
+            } else {
+                d.exchange += own + questions;
+            }
+            // Lookups and results: an all-reduce, exchanges.
+            double rounds = 2 * (3 + std::ceil(per_member / (1 << 20)));
+            if (split) rounds += 3.0 * m.distances;
+            d.rounds += rounds * collective_seconds(m, k);
         }
-        double rounds = 2 * (3 + std::ceil(per_member / (1 << 20)));  // lookups and results: an all-reduce, exchanges
-        if (split) rounds += 3.0 * m.distances;
-        d.rounds += rounds * collective_seconds(m, k);
     }
     return d;
 }
