@@ -32,13 +32,13 @@ void print_summary(const BuildReport& r) {
     for (const RankReport& k : r.ranks)
         fmt::print("rank {:<3} {} alone, {} in teams, {} rule tables; packed forms written {}, read {}, failed {}; "
                    "rule values read through .rul files {}; working {:.1f} s (waiting for its teams {:.1f} s), idle {:.1f} s, "
-                   "processor {:.1f} s; sent {} bytes, received {} bytes; table parts packed {}, sent again {}; "
+                   "processor {:.1f} s; sent {} bytes, received {} bytes; table parts packed {}, read packed {}, sent again {}; "
                    "tables read back from their files {} ({:.1f} s, processor {:.1f} s); kept tables packed {}, "
                    "unpacked {}; peak memory {} MiB\n",
                    k.rank, k.materials_alone, k.team_materials, k.rule_tables, k.packed_written, k.packed_read,
                    k.packed_failed, k.rules_through_files, k.working_seconds, k.team_wait_seconds,
                    k.idle_seconds, k.cpu_seconds, k.bytes_sent, k.bytes_received, k.table_parts_packed,
-                   k.table_parts_sent_again, k.tables_read_back, k.read_back_seconds, k.read_back_cpu_seconds,
+                   k.table_parts_read, k.table_parts_sent_again, k.tables_read_back, k.read_back_seconds, k.read_back_cpu_seconds,
                    k.kept_packed, k.kept_unpacked, k.peak_memory_bytes >> 20);
     const KeptTablesReport& kept = r.kept;
     if (kept.written > 0 || kept.packed > 0 || kept.read_back > 0)

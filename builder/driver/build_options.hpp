@@ -91,6 +91,7 @@ struct RankReport {
     std::uint64_t bytes_sent = 0;       // to its teams
     std::uint64_t bytes_received = 0;
     std::uint64_t table_parts_packed = 0;      // parts of tables it packed for ranks that asked
+    std::uint64_t table_parts_read = 0;        // or read from its packed forms, packed already
     std::uint64_t table_parts_sent_again = 0;  // and sent again to other askers, packed once
     std::uint64_t tables_read_back = 0;        // tables, or its ranges of them, read back from their files
     double read_back_seconds = 0;              // doing that (capture positions solved again)

@@ -176,6 +176,26 @@ void unpack_into(const FramesFileReader& read, std::uint64_t from, std::uint64_t
 
 }  // namespace
 
+std::optional<PackedRange> read_packed_frames(const std::filesystem::path& variant_dir, const Material& m,
+                                              std::uint64_t checksum, std::uint64_t first, std::uint64_t count) {
+    constexpr int shift = PackedRange::frame_shift;
+    const std::filesystem::path file = packed_file(variant_dir, m, TableKind::dtw);
+    std::error_code error;
+    if (count == 0 || first % (std::uint64_t{1} << shift) != 0 || !std::filesystem::exists(file, error))
+        return std::nullopt;
+    const FramesFileReader read(file, packed_label(m, TableKind::dtw, checksum));
+    const std::vector<std::uint64_t>& words = read.words();
+    if (words.size() != 3 || read.frames() != packed_frames(words[1]) || first + count > words[1])
+        throw std::runtime_error(file.string() + ": not the values of " + m.name() + " (a packed file of the build's)");
+    if (count % (std::uint64_t{1} << shift) != 0 && first + count != words[1]) return std::nullopt;
+    const std::size_t f0 = first >> shift, n = packed_frames(count);
+    PackedRange frames;
+    frames.bytes = read.read(f0, n);
+    frames.frame_bytes.assign(read.frame_bytes().begin() + static_cast<std::ptrdiff_t>(f0),
+                              read.frame_bytes().begin() + static_cast<std::ptrdiff_t>(f0 + n));
+    return frames;
+}
+
 void read_packed_range(const std::filesystem::path& variant_dir, std::uint64_t checksum, SolvedValues& into) {
     const Material& m = into.material;
     const std::uint64_t positions = into.positions(), a = into.first, b = into.first + into.codes.size();

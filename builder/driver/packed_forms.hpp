@@ -64,11 +64,30 @@ void write_packed_table(const std::filesystem::path& variant_dir, const PackedTa
 void write_packed_part(const std::filesystem::path& variant_dir, const SolvedValues& values, std::uint64_t checksum,
                        int member, int members);
 
+// Frames [first, first + count) of m's packed form (whole, not a team's
+// parts), whose .dtw has table checksum `checksum`, as the file holds them,
+// not unpacked: the frames pack_range() gives of the same positions, for a
+// rank to send without packing them again. None if there is no such form,
+// or the range does not begin on a frame (a multiple of 2^20 positions) and
+// end on one or at the table's end. Throws as read_packed_table() does if
+// the form is damaged or written from another table.
+std::optional<PackedRange> read_packed_frames(const std::filesystem::path& variant_dir, const Material& m,
+                                              std::uint64_t checksum, std::uint64_t first, std::uint64_t count);
+
 // The same of rule values, whose .rul file has table checksum `checksum`.
 void write_packed_rules(const std::filesystem::path& variant_dir, const RuleValues& values, std::uint64_t checksum);
 
 // The label a packed form of m's `kind` written from a table of `checksum` holds.
 std::string packed_label(const Material& m, TableKind kind, std::uint64_t checksum);
+
+// The table checksum of m's file of `kind` (of V's variant) in
+// `variant_dir`, which the label of a packed form written from it holds.
+// Throws TableError if the file cannot be opened.
+template <class V>
+std::uint64_t table_checksum_of(const std::filesystem::path& variant_dir, const Material& m, TableKind kind) {
+    return TableFile::open(variant_dir / table_file_name(m, kind), {std::string_view(V::name), m, kind})
+        .table_checksum();
+}
 
 // m's plain values (capture marks included) from its packed form, written
 // from its .dtw (of V's variant) in `variant_dir` as it is now, whole or as
@@ -77,9 +96,8 @@ std::string packed_label(const Material& m, TableKind kind, std::uint64_t checks
 // from another table, and TableError if the .dtw cannot be opened.
 template <class V>
 SolvedValues read_packed_table(const std::filesystem::path& variant_dir, const Material& m) {
-    const TableFile table = TableFile::open(variant_dir / table_file_name(m, TableKind::dtw),
-                                            {std::string_view(V::name), m, TableKind::dtw});
-    return read_packed_table(variant_dir, m, Index<V::board_size>(m).size(), table.table_checksum());
+    return read_packed_table(variant_dir, m, Index<V::board_size>(m).size(),
+                             table_checksum_of<V>(variant_dir, m, TableKind::dtw));
 }
 SolvedValues read_packed_table(const std::filesystem::path& variant_dir, const Material& m, std::uint64_t per_side,
                                std::uint64_t checksum);
@@ -89,9 +107,7 @@ SolvedValues read_packed_table(const std::filesystem::path& variant_dir, const M
 void read_packed_range(const std::filesystem::path& variant_dir, std::uint64_t checksum, SolvedValues& into);
 template <class V>
 void read_packed_range(const std::filesystem::path& variant_dir, SolvedValues& into) {
-    const TableFile table = TableFile::open(variant_dir / table_file_name(into.material, TableKind::dtw),
-                                            {std::string_view(V::name), into.material, TableKind::dtw});
-    read_packed_range(variant_dir, table.table_checksum(), into);
+    read_packed_range(variant_dir, table_checksum_of<V>(variant_dir, into.material, TableKind::dtw), into);
 }
 
 // m's rule values (without capture marks: lookups read the codes) from its
@@ -101,15 +117,14 @@ void read_packed_range(const std::filesystem::path& variant_dir, SolvedValues& i
 template <class V>
 std::shared_ptr<const RuleValues> read_packed_rules(const std::filesystem::path& variant_dir, const Material& m) {
     const std::filesystem::path file = packed_file(variant_dir, m, TableKind::rul);
-    const TableFile table = TableFile::open(variant_dir / table_file_name(m, TableKind::rul),
-                                            {std::string_view(V::name), m, TableKind::rul});
+    const std::uint64_t checksum = table_checksum_of<V>(variant_dir, m, TableKind::rul);
     auto values = std::make_shared<RuleValues>();
     values->material = m;
     values->count = governing_count<typename V::draw_rules>(m);
     values->positions_per_side = Index<V::board_size>(m).size();
     const std::uint64_t positions = static_cast<std::uint64_t>(sides_of(m)) * values->positions_per_side;
     std::vector<std::vector<std::uint8_t>> arrays =
-        read_packed_file(file, packed_label(m, TableKind::rul, table.table_checksum()));
+        read_packed_file(file, packed_label(m, TableKind::rul, checksum));
     if (arrays.size() != 2 || arrays[0].size() != positions ||
         arrays[1].size() != (values->count.has_road() ? positions : 0))
         throw std::runtime_error(file.string() + ": not the rule values of " + m.name() + " (a packed file of the build's)");

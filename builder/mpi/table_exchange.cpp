@@ -6,10 +6,12 @@
 #include <deque>
 #include <future>
 #include <memory>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -37,8 +39,12 @@ void for_each_piece(Byte* data, std::size_t bytes, F&& f) {
 
 }  // namespace
 
-TableExchange::TableExchange(MPI_Comm comm, KeptTables& kept, std::uint64_t kept_parts_budget)
-    : comm_(comm), kept_(kept), part_positions_(default_part_positions), kept_parts_(kept_parts_budget) {
+TableExchange::TableExchange(MPI_Comm comm, KeptTables& kept, std::uint64_t kept_parts_budget, Written written)
+    : comm_(comm),
+      kept_(kept),
+      part_positions_(default_part_positions),
+      kept_parts_(kept_parts_budget),
+      written_(std::move(written)) {
     if (const char* part = std::getenv("DTB_TEST_PART_POSITIONS"); part && *part) {
         part_positions_ = std::strtoull(part, nullptr, 10);
         if (part_positions_ == 0 || part_positions_ % 64 != 0)
@@ -75,8 +81,20 @@ bool TableExchange::serve() {
             refuse(asker, tag);
             continue;
         }
-        auto packed = std::async(std::launch::async, [values = std::move(values), first, count] {
-            return pack_range(*values, first, count);
+        auto packed = std::async(std::launch::async, [this, values = std::move(values), first, count] {
+            if (values->whole() && written_) {
+                try {
+                    if (std::optional<PackedRange> frames = written_(values->material, first, count)) {
+                        ++parts_read_;
+                        return std::move(*frames);
+                    }
+                } catch (const std::exception&) {
+                    // A packed form damaged or gone: the part is packed from the values instead.
+                }
+            }
+            PackedRange frames = pack_range(*values, first, count);
+            ++parts_packed_;
+            return frames;
         });
         packing_.push_back({{{asker, tag}}, key, std::move(packed)});
     }
@@ -108,7 +126,6 @@ void TableExchange::answer(Packing& p) {
         for (const auto& [asker, tag] : p.askers) refuse(asker, tag);  // they read the table back from its file
         return;
     }
-    ++parts_packed_;
     parts_sent_again_ += p.askers.size() - 1;
     kept_parts_.keep(p.key, packed);
     for (const auto& [asker, tag] : p.askers) send(asker, tag, packed);

@@ -12,14 +12,19 @@
 // shares the machine's TBB workers with the solving, so that neither the
 // main thread's heartbeats nor the asker wait for a material to be solved.
 // The parts packed are kept (PackedParts) for the next rank that asks for
-// the same part, which the holder then answers without packing it again.
+// the same part, which the holder then answers without packing it again. A
+// part of a table the holder solved alone and wrote a packed form of
+// (packed_forms.hpp: the same frames) is read from that file instead of
+// packed a second time.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <future>
 #include <list>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -34,12 +39,16 @@ namespace dtb::mpi {
 
 class TableExchange {
 public:
+    // The frames of positions [first, first + count) of a table as this rank
+    // already wrote them (read_packed_frames()), or none: any thread.
+    using Written = std::function<std::optional<PackedRange>(const Material&, std::uint64_t first, std::uint64_t count)>;
+
     // `comm` is this exchange's own copy of MPI_COMM_WORLD; `kept` the
     // tables this rank holds; `kept_parts_budget` the bytes of packed parts
-    // kept for the next asker. Parts of 2^26 positions, or of
-    // DTB_TEST_PART_POSITIONS (a multiple of 64) where the tests set it, to
-    // ask for tables in many parts.
-    TableExchange(MPI_Comm comm, KeptTables& kept, std::uint64_t kept_parts_budget);
+    // kept for the next asker; `written` the frames of whole tables it wrote
+    // packed. Parts of 2^26 positions, or of DTB_TEST_PART_POSITIONS (a
+    // multiple of 64) where the tests set it, to ask for tables in many parts.
+    TableExchange(MPI_Comm comm, KeptTables& kept, std::uint64_t kept_parts_budget, Written written);
     TableExchange(const TableExchange&) = delete;
     TableExchange& operator=(const TableExchange&) = delete;
 
@@ -60,9 +69,11 @@ public:
     // Bytes of tables sent and received, packed.
     std::uint64_t bytes_sent() const noexcept { return sent_; }
     std::uint64_t bytes_received() const noexcept { return received_; }
-    // Parts this rank packed for askers, and parts it sent to further askers
-    // without packing them again (kept, or being packed when asked for).
+    // Parts this rank packed for askers, parts it read as written in its
+    // packed forms, and parts it sent to further askers without packing or
+    // reading them again (kept, or being packed when asked for).
     std::uint64_t parts_packed() const noexcept { return parts_packed_; }
+    std::uint64_t parts_read() const noexcept { return parts_read_; }
     std::uint64_t parts_sent_again() const noexcept { return parts_sent_again_; }
 
 private:
@@ -90,7 +101,9 @@ private:
     std::list<Packing> packing_;  // the main thread's only
     std::list<Sending> sending_;  // the main thread's only
     PackedParts kept_parts_;      // the main thread's only
-    std::uint64_t parts_packed_ = 0, parts_sent_again_ = 0;
+    Written written_;
+    std::atomic<std::uint64_t> parts_packed_{0}, parts_read_{0};  // by the packing threads
+    std::uint64_t parts_sent_again_ = 0;
     std::atomic<int> next_tag_{0};
     std::atomic<std::uint64_t> sent_{0}, received_{0};
 };

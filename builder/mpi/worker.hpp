@@ -67,7 +67,11 @@ public:
           executor_(o, memory_budget(o, session), false),
           // Packed parts kept for askers: about a tenth of the tables'
           // bytes, so a sixteenth of the budget keeps parts of most of them.
-          exchange_(session.tables, kept_, memory_budget(o, session) / 16) {
+          exchange_(session.tables, kept_, memory_budget(o, session) / 16,
+                    [this](const Material& s, std::uint64_t first, std::uint64_t count) {
+                        return read_packed_frames(variant_dir_, s, table_checksum_of<V>(variant_dir_, s, TableKind::dtw),
+                                                  first, count);
+                    }) {
         // The calling thread counted as one more (oneTBB would otherwise size
         // the arena from the processor affinity a launcher sets, one core
         // per rank by default).
@@ -81,6 +85,7 @@ public:
         counts_.bytes_sent = traffic_.bytes_sent + exchange_.bytes_sent();
         counts_.bytes_received = traffic_.bytes_received + exchange_.bytes_received();
         counts_.table_parts_packed = exchange_.parts_packed();
+        counts_.table_parts_read = exchange_.parts_read();
         counts_.table_parts_sent_again = exchange_.parts_sent_again();
         counts_.team_wait_seconds = traffic_.wait_seconds;
         const TableStoreCounts read = store_.counts();

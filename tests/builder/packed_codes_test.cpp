@@ -5,6 +5,7 @@
 // damaged or written from another table.
 // A table handed on packed, its frames spilled to disk, gives the writer and
 // the packed form what its values give.
+// A packed form's frames read as they lie are those pack_range() makes.
 // Ranges packed for the wire (pack_range()) come back code for code and mark
 // for mark into values that start elsewhere, and frames of another number,
 // size or content are refused with the sender's name.
@@ -14,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <random>
 #include <string>
 #include <utility>
@@ -135,6 +137,42 @@ TEST(PackedForms, ATableReadsBackWhatWasWritten) {
     const test::TemporaryDirectory blocked("packed-forms-blocked");
     std::ofstream(blocked.path() / ".packed") << "a file where the folder would be";
     EXPECT_THROW(write_packed_table(blocked.path(), values, 0x1234), std::runtime_error);
+}
+
+// The frames of a packed form read as they lie (read_packed_frames(): what a
+// rank sends of a table it solved alone and wrote packed, instead of
+// packing the part again) are byte for byte the frames pack_range() makes
+// of the same positions, and unpack to the values; a range that does not
+// begin on a frame, or ends inside one before the table's end, gets none,
+// and so does a table without a packed form; a form of another table is
+// refused.
+TEST(PackedForms, FramesReadAsWrittenAreThoseTheRangePacksTo) {
+    const SolvedValues values = some_values();  // 3 frames and 246 positions
+    const test::TemporaryDirectory dir("packed-frames");
+    const Material m = values.material;
+    write_packed_table(dir.path(), values, 0x4321);
+    constexpr std::uint64_t frame = std::uint64_t{1} << PackedRange::frame_shift;
+    const std::uint64_t positions = values.codes.size();
+    ASSERT_EQ(positions, 3 * frame + 246);
+    for (const auto& [first, count] : {std::pair{std::uint64_t{0}, positions}, std::pair{frame, 2 * frame},
+                                       std::pair{2 * frame, positions - 2 * frame}, std::pair{3 * frame, std::uint64_t{246}}}) {
+        const std::optional<PackedRange> read = read_packed_frames(dir.path(), m, 0x4321, first, count);
+        ASSERT_TRUE(read.has_value()) << first << " " << count;
+        const PackedRange packed = pack_range(values, first, count);
+        EXPECT_EQ(read->frame_bytes, packed.frame_bytes);
+        EXPECT_EQ(read->bytes, packed.bytes);
+        SolvedValues into(m, values.positions_per_side, first, count);
+        unpack_range(read->bytes, read->frame_bytes, into, first, count, "the test");
+        for (std::uint64_t g = first; g < first + count; ++g) {
+            ASSERT_EQ(into.codes[g - first], values.codes[g]) << g;
+            ASSERT_EQ(into.has_capture(g), values.has_capture(g)) << g;
+        }
+    }
+    EXPECT_FALSE(read_packed_frames(dir.path(), m, 0x4321, 64, frame).has_value());
+    EXPECT_FALSE(read_packed_frames(dir.path(), m, 0x4321, frame, frame + 64).has_value());
+    EXPECT_THROW(read_packed_frames(dir.path(), m, 0x4322, 0, frame), std::runtime_error);
+    remove_packed(dir.path(), m, TableKind::dtw);
+    EXPECT_FALSE(read_packed_frames(dir.path(), m, 0x4321, 0, frame).has_value());
 }
 
 // A packed form of more frames than are written or read at once (64, of

@@ -101,7 +101,7 @@ mpi_run(3 0 build --variant brazilian --pieces ${pieces} --dir ${dir} --team-pos
 same_tables(brazilian ${work}/ref1 ${dir})
 foreach(r 0 1 2)
   set(read_back "tables read back from their files [0-9]+ \\([0-9.]+ s, processor [0-9.]+ s\\)")
-  set(parts "table parts packed [0-9]+, sent again [0-9]+")
+  set(parts "table parts packed [0-9]+, read packed [0-9]+, sent again [0-9]+")
   set(kept "kept tables packed [0-9]+, unpacked [0-9]+")
   if(NOT out MATCHES "rank ${r} [^\n]*; ${parts}; ${read_back}; ${kept}; peak memory")
     message(FATAL_ERROR "expected rank ${r}'s table parts packed and sent again in: ${out}")
