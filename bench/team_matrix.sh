@@ -8,10 +8,15 @@
 # process's, the bytes the ranks sent each other (in all and a position of
 # the set), the materials solved in teams, the time ranks waited for their
 # teams and the largest peak memory of a rank; every run's tables must be
-# the one process's byte for byte.
+# the one process's byte for byte. With --rounds N the whole sequence (the
+# one process, then each run of ranks) is taken N times in turn, each
+# run's ratio against its own round's one process, and the end gives each
+# run's ratio of the means and the range of its rounds' ratios: on a
+# shared machine single runs of one binary spread by a fifth within the
+# hour (docs/scaling.md, "Where it stands"), so only runs in turn compare.
 #
 #     bench/team_matrix.sh [--ranks "2 3"] [--hosts] [--team-positions P] [--largest-teams] [--dtb PATH]
-#                          [--logs DIR] VARIANT PIECES
+#                          [--logs DIR] [--rounds N] VARIANT PIECES
 #     bench/team_matrix.sh --hosts --team-positions 20000000 --largest-teams brazilian 6
 #
 # --team-positions (default 2^28, dtb's) is passed to the ranks. Even small,
@@ -23,14 +28,15 @@
 # process's threads (default: the machine's cores). Ranks oversubscribe the
 # cores freely and are bound to none: on a machine with fewer cores than
 # ranks the seconds mean little, the processor seconds still do. --logs DIR
-# keeps what each build printed (DIR/one.out, shmR.out, hostsR.out). --hosts
+# keeps what each build printed (DIR/one.out, shmR.out, hostsR.out; the
+# last round's). --hosts
 # needs root; exits 77 where namespaces cannot be made.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-dtb=$here/build/dtb ranks="2 3" hosts= team_positions=268435456 largest=0 logs=
+dtb=$here/build/dtb ranks="2 3" hosts= team_positions=268435456 largest=0 logs= rounds=1
 usage() {
   echo "usage: $0 [--ranks \"2 3\"] [--hosts] [--team-positions P] [--largest-teams] [--dtb PATH] [--logs DIR]" \
-    "VARIANT PIECES" >&2
+    "[--rounds N] VARIANT PIECES" >&2
   exit 2
 }
 while (( $# )); do
@@ -41,6 +47,7 @@ while (( $# )); do
     --largest-teams) largest=1; shift ;;
     --dtb) [[ -n ${2:-} ]] || usage; dtb=$(realpath -m "$2"); shift 2 ;;
     --logs) [[ -n ${2:-} ]] || usage; logs=$(realpath -m "$2"); shift 2 ;;
+    --rounds) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || usage; rounds=$2; shift 2 ;;
     -*) usage ;;
     *) break ;;
   esac
@@ -85,15 +92,6 @@ echo "team_matrix: $variant up to $pieces, $("$dtb" --version 2>/dev/null | head
 printf "%-22s %9s %11s %8s %10s %9s %6s %9s %9s\n" run seconds processor "x one" "sent MB" "B/pos" parts \
   "waited s" "MiB/rank"
 
-# The one process.
-start=$(now)
-"$dtb" "${build[@]}" --threads "$threads" --dir "$work/one" --output log > "$work/one.out" 2>&1 \
-  || { cat "$work/one.out" >&2; echo "team_matrix: the one-process build failed" >&2; exit 1; }
-seconds=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
-one=$(sed -n -E 's/^built .* processor ([0-9.]+) s.*/\1/p' "$work/one.out")
-peak=$(sed -n -E 's/^built .* peak memory ([0-9]+) MiB.*/\1/p' "$work/one.out")
-printf "%-22s %9s %11s %8s %10s %9s %6s %9s %9s\n" "1 process, $threads threads" "$seconds" "$one" 1 - - - - "$peak"
-
 # run LABEL OUTPUT COMMAND...: one distributed build, summed over its ranks' lines.
 run() {
   local label=$1 out=$2
@@ -104,7 +102,7 @@ run() {
   seconds=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
   "$here/scripts/same_tables.sh" "$work/one" "$work/run" "$variant" > /dev/null \
     || { echo "team_matrix: $label gave other tables than one process" >&2; exit 1; }
-  awk -v label="$label" -v seconds="$seconds" -v one="$one" '
+  line=$(awk -v label="$label" -v seconds="$seconds" -v one="$one" '
     /^rank [0-9]+ / {
       match($0, /processor [0-9.]+ s/); processor += substr($0, RSTART + 10, RLENGTH - 12)
       match($0, /sent [0-9]+ bytes/); sent += substr($0, RSTART + 5, RLENGTH - 11)
@@ -116,8 +114,29 @@ run() {
     END {
       printf "%-22s %9s %11.1f %8.3f %10.1f %9.3f %6d %9.1f %9d\n", label, seconds, processor, processor / one,
              sent / 1e6, sent / positions, teams, waited, peak
-    }' "$out"
+    }' "$out")
+  echo "$line"
+  [[ -n ${processor_of[$label]+set} ]] || labels+=("$label")
+  processor_of[$label]+=" $(awk '{ print $(NF - 6) }' <<< "$line")"
+  ratios_of[$label]+=" $(awk '{ print $(NF - 5) }' <<< "$line")"
 }
+
+# Each round: the one process, then the runs of ranks; the processor
+# seconds of each kept for the means (the one process's in `ones`).
+declare -A processor_of ratios_of
+ones=
+labels=()
+for ((round = 1; round <= rounds; round++)); do
+((rounds > 1)) && echo "round $round of $rounds"
+rm -rf "$work/one"
+start=$(now)
+"$dtb" "${build[@]}" --threads "$threads" --dir "$work/one" --output log > "$work/one.out" 2>&1 \
+  || { cat "$work/one.out" >&2; echo "team_matrix: the one-process build failed" >&2; exit 1; }
+seconds=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
+one=$(sed -n -E 's/^built .* processor ([0-9.]+) s.*/\1/p' "$work/one.out")
+peak=$(sed -n -E 's/^built .* peak memory ([0-9]+) MiB.*/\1/p' "$work/one.out")
+printf "%-22s %9s %11s %8s %10s %9s %6s %9s %9s\n" "1 process, $threads threads" "$seconds" "$one" 1 - - - - "$peak"
+ones+=" $one"
 
 for r in $ranks; do
   run "$r ranks, shared memory" "$work/shm$r.out" mpiexec -n "$r" --oversubscribe --bind-to none \
@@ -129,3 +148,16 @@ for r in $ranks; do
       --threads 1 --team-positions "$team_positions" --dir "$work/run" --output log
   fi
 done
+done
+
+if ((rounds > 1)); then
+  echo "over $rounds rounds in turn: the ranks' mean processor seconds over the one process's mean (${ones# }); the rounds' ratios"
+  for label in "${labels[@]}"; do
+    awk -v label="$label" -v ones="$ones" -v mine="${processor_of[$label]}" -v ratios="${ratios_of[$label]}" 'BEGIN {
+      n = split(ones, o, " "); for (i = 1; i <= n; i++) a += o[i]
+      m = split(mine, p, " "); for (i = 1; i <= m; i++) b += p[i]
+      split(ratios, r, " "); lo = r[1]; hi = r[1]; for (i = 2; i <= m; i++) { if (r[i] < lo) lo = r[i]; if (r[i] > hi) hi = r[i] }
+      printf "%-22s %8.3f  (%s to %s)\n", label, (b / m) / (a / n), lo, hi
+    }'
+  done
+fi
